@@ -1,0 +1,100 @@
+// Tensor storage and generic element access.
+#include "ir/tensor.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "support/error.h"
+
+namespace vtc {
+
+int64_t shape_numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+Shape shape_strides(const Shape& s) {
+  Shape st(s.size());
+  int64_t acc = 1;
+  for (size_t i = s.size(); i-- > 0;) {
+    st[i] = acc;
+    acc *= s[i];
+  }
+  return st;
+}
+
+std::string shape_str(const Shape& s) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < s.size(); ++i) os << (i ? "," : "") << s[i];
+  os << "]";
+  return os.str();
+}
+
+std::string type_str(const TensorType& t) { return dtype_name(t.dtype) + shape_str(t.shape); }
+
+Tensor::Tensor(TensorType type) : type_(std::move(type)) {
+  for (int64_t d : type_.shape) VTC_CHECK(d >= 0) << "negative dimension in " << type_str(type_);
+  bytes_.assign(type_.nbytes(), std::byte{0});
+}
+
+double Tensor::get_f64(int64_t i) const {
+  return dispatch_dtype(dtype(), [&]<typename T>() -> double {
+    if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
+      return double(float(data<T>()[i]));
+    else
+      return double(data<T>()[i]);
+  });
+}
+
+int64_t Tensor::get_i64(int64_t i) const {
+  return dispatch_dtype(dtype(), [&]<typename T>() -> int64_t {
+    if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
+      return int64_t(float(data<T>()[i]));
+    else
+      return int64_t(data<T>()[i]);
+  });
+}
+
+void Tensor::set_f64(int64_t i, double v) {
+  dispatch_dtype(dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
+      data<T>()[i] = T(float(v)); // double -> float -> 16 bit (see DESIGN: ref rounds per op)
+    else if constexpr (std::is_same_v<T, bool>)
+      data<T>()[i] = v != 0;
+    else if constexpr (std::is_integral_v<T>)
+      data<T>()[i] = std::isfinite(v) ? T(v) : T(0);
+    else
+      data<T>()[i] = T(v);
+  });
+}
+
+void Tensor::set_i64(int64_t i, int64_t v) {
+  dispatch_dtype(dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
+      data<T>()[i] = T(float(v));
+    else if constexpr (std::is_same_v<T, bool>)
+      data<T>()[i] = v != 0;
+    else
+      data<T>()[i] = T(v);
+  });
+}
+
+std::vector<int64_t> Tensor::to_i64_vector() const {
+  VTC_CHECK(is_integer(dtype()) || dtype() == DType::boolean)
+      << "expected an integer tensor, got " << type_str(type_);
+  std::vector<int64_t> v(static_cast<size_t>(numel()));
+  for (int64_t i = 0; i < numel(); ++i) v[size_t(i)] = get_i64(i);
+  return v;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  VTC_CHECK(shape_numel(shape) == numel())
+      << "cannot reshape " << type_str(type_) << " to " << shape_str(shape);
+  Tensor t = *this;
+  t.type_.shape = std::move(shape);
+  return t;
+}
+
+} // namespace vtc

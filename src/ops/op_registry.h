@@ -1,0 +1,85 @@
+// vtc's own op definitions: for each supported ONNX op, its kind, its shape inference and its
+// reference semantics (the oracle every compiled target is checked against). One table, one
+// entry per op; families of ops register themselves from their own files (ops_*.cpp).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "support/error.h"
+
+namespace vtc {
+
+enum class OpKind {
+  data_movement, // only moves elements: Reshape, Transpose, Split, Concat, ScatterND, ...
+  compute,       // does arithmetic: MatMul, Conv, Add, Softmax, ...
+  shape,         // produces values from shapes or attributes only: Shape, Constant, Range, ...
+};
+
+// Thrown by shape inference when it needs the value of an input that is not a constant
+// (Reshape's shape, Slice's starts, ...). Callers may freeze that input and retry.
+struct NeedsConstantInput : Error {
+  NeedsConstantInput(const std::string& what, int input_index, std::string value_name = "")
+      : Error(what), input_index(input_index), value_name(std::move(value_name)) {}
+  int input_index;
+  std::string value_name; // the non-constant value, filled in by shape inference
+};
+
+// Inputs as seen by shape inference: types of all present inputs, values where constant.
+struct InferInputs {
+  const Node& node;
+  // Type of input i; throws (naming the node) when input i is absent.
+  const TensorType& type(size_t i) const;
+  bool has(size_t i) const { return node.input(i) != nullptr; }
+  size_t size() const { return node.num_inputs(); }
+  // Constant value of input i, or nullptr when absent or not constant.
+  const Tensor* constant(size_t i) const;
+  // Constant value of input i as int64 values; throws NeedsConstantInput when not constant.
+  std::vector<int64_t> ints(size_t i) const;
+};
+
+using InferFn = std::function<std::vector<TensorType>(const InferInputs&)>;
+// Computes the outputs from the inputs (nullptr for absent optional inputs). Output types
+// are already inferred: node.outputs[k]->type.
+using EvalFn = std::function<std::vector<Tensor>(const Node&, const std::vector<const Tensor*>&)>;
+
+struct OpDef {
+  std::string name;
+  OpKind kind = OpKind::compute;
+  InferFn infer;
+  EvalFn eval;
+};
+
+// The op definition for `op` in the default domain, or nullptr when vtc does not support it.
+const OpDef* find_op(std::string_view op);
+// Every registered op, sorted by name.
+std::vector<const OpDef*> all_ops();
+
+// Registration entry points, one per family file; called once by the registry.
+class OpTable;
+void register_movement_ops(OpTable& t);
+void register_elementwise_ops(OpTable& t);
+void register_nn_ops(OpTable& t);
+void register_shape_ops(OpTable& t);
+
+class OpTable {
+ public:
+  void add(OpDef def);
+  const OpDef* find(std::string_view op) const;
+  std::vector<const OpDef*> all() const;
+
+ private:
+  std::vector<OpDef> defs_;
+};
+
+// Helpers shared by op files.
+
+// Normalises a possibly negative axis for a tensor of `rank` dims; throws naming the node.
+int64_t normalize_axis(const Node& node, int64_t axis, int64_t rank);
+// Numpy-style broadcast of two shapes; throws naming the node on a mismatch.
+Shape broadcast_shapes(const Node& node, const Shape& a, const Shape& b);
+
+} // namespace vtc

@@ -1,0 +1,125 @@
+// ONNX import: folding of the shape arithmetic exporters emit, external data, declared types.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "frontend/onnx_import.h"
+#include "ir/printer.h"
+#include "model_builder.h"
+#include "ref/interpreter.h"
+#include "support/error.h"
+
+namespace vtc {
+namespace {
+
+using testing::ModelBuilder;
+
+TEST(Import, FoldsShapeGatherConcatReshapeChain) {
+  ModelBuilder b;
+  b.input("x", DType::f32, {2, 3, 4});
+  b.initializer("zero", Tensor::from<int64_t>({1}, {0}));
+  b.initializer("minus_one", Tensor::from<int64_t>({1}, {-1}));
+  b.node("Shape", {"x"}, {"s"}, "shape");
+  b.node("Gather", {"s", "zero"}, {"batch"}, "gather");
+  auto& cat = b.node("Concat", {"batch", "minus_one"}, {"new_shape"}, "concat");
+  ModelBuilder::set_int(cat, "axis", 0);
+  b.node("Reshape", {"x", "new_shape"}, {"y"}, "reshape");
+  b.output("y");
+  Graph g = import_onnx_bytes(b.bytes(), ".", "chain.onnx");
+  EXPECT_EQ(print_graph(g), "graph test (opset 17)\n"
+                            "  input  %x: f32[2,3,4]\n"
+                            "  const  %new_shape: i64[2] = [2,-1]\n"
+                            "  %y: f32[2,12] = Reshape(%x, %new_shape)\n"
+                            "  output %y\n");
+}
+
+TEST(Import, FoldsConstantOfShapeAndRange) {
+  ModelBuilder b;
+  b.input("x", DType::f32, {4});
+  b.initializer("shape", Tensor::from<int64_t>({1}, {4}));
+  b.initializer("start", Tensor::from<float>({}, {1.0f}));
+  b.initializer("limit", Tensor::from<float>({}, {9.0f}));
+  b.initializer("delta", Tensor::from<float>({}, {2.0f}));
+  b.node("ConstantOfShape", {"shape"}, {"zeros"});
+  b.node("Range", {"start", "limit", "delta"}, {"r"});
+  b.node("Add", {"zeros", "r"}, {"z"});
+  b.node("Add", {"x", "z"}, {"y"});
+  b.output("y");
+  Graph g = import_onnx_bytes(b.bytes(), ".", "fold.onnx");
+  ASSERT_EQ(g.nodes().size(), 1u);
+  const Value* z = g.nodes()[0]->input(1);
+  ASSERT_TRUE(z->constant);
+  EXPECT_EQ(z->constant->get_f64(0), 1.0);
+  EXPECT_EQ(z->constant->get_f64(3), 7.0);
+}
+
+TEST(Import, ReadsExternalData) {
+  auto dir = std::filesystem::temp_directory_path() / "vtc_external_data_test";
+  std::filesystem::create_directories(dir);
+  std::vector<float> w = {1, 2, 3, 4, 5, 6};
+  {
+    std::ofstream f(dir / "weights.bin", std::ios::binary);
+    float pad = 0;
+    f.write(reinterpret_cast<const char*>(&pad), 4); // the tensor starts at offset 4
+    f.write(reinterpret_cast<const char*>(w.data()), 24);
+  }
+  ModelBuilder b;
+  b.input("x", DType::f32, {2, 3});
+  auto* init = b.model().mutable_graph()->add_initializer();
+  init->set_name("w");
+  init->set_data_type(1);
+  init->add_dims(2);
+  init->add_dims(3);
+  init->set_data_location(onnx::TensorProto::EXTERNAL);
+  for (auto [k, v] : {std::pair{"location", "weights.bin"}, {"offset", "4"}, {"length", "24"}}) {
+    auto* e = init->add_external_data();
+    e->set_key(k);
+    e->set_value(v);
+  }
+  b.node("Add", {"x", "w"}, {"y"});
+  b.output("y");
+  Graph g = import_onnx_bytes(b.bytes(), dir.string(), "external.onnx");
+  const Value* wv = g.find_value("w");
+  ASSERT_TRUE(wv && wv->constant);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(wv->constant->get_f64(i), w[size_t(i)]);
+
+  // A file shorter than the tensor is an error naming the file.
+  init->mutable_external_data(2)->set_value("24");
+  init->mutable_external_data(1)->set_value("8");
+  try {
+    import_onnx_bytes(b.bytes(), dir.string(), "external.onnx");
+    FAIL() << "short external file accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("weights.bin"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Import, FrozenInputsBecomeConstants) {
+  ModelBuilder b;
+  b.input("x", DType::f32, {6});
+  b.input("shape", DType::i64, {2});
+  b.node("Reshape", {"x", "shape"}, {"y"});
+  b.output("y");
+  EXPECT_THROW(import_onnx_bytes(b.bytes(), ".", "m.onnx"), Error);
+  ImportOptions options;
+  options.frozen_inputs["shape"] = Tensor::from<int64_t>({2}, {3, 2});
+  Graph g = import_onnx_bytes(b.bytes(), ".", "m.onnx", options);
+  EXPECT_EQ(g.inputs.size(), 1u);
+  EXPECT_EQ(g.outputs[0]->type.shape, (Shape{3, 2}));
+}
+
+TEST(Import, RunsImportedGraph) {
+  ModelBuilder b;
+  b.input("x", DType::f32, {2, 2});
+  b.initializer("w", Tensor::from<float>({2, 2}, {1, 2, 3, 4}));
+  b.node("MatMul", {"x", "w"}, {"y"});
+  b.output("y");
+  Graph g = import_onnx_bytes(b.bytes(), ".", "mm.onnx");
+  TensorMap out = run_reference(g, {{"x", Tensor::from<float>({2, 2}, {1, 0, 0, 1})}});
+  EXPECT_EQ(out.at("y").get_f64(1), 2.0);
+  EXPECT_EQ(out.at("y").get_f64(2), 3.0);
+}
+
+} // namespace
+} // namespace vtc

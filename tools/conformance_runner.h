@@ -1,0 +1,37 @@
+// Runs ONNX operator test cases (a folder holding model.onnx and test_data_set_*/ with
+// input_*.pb and output_*.pb) through a vtc target, each case in a child process with a time
+// limit, so that a crash or a hang is reported as that case's failure, never the run's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vtc {
+
+enum class CaseStatus { passed, failed, unsupported };
+
+struct CaseResult {
+  std::string name; // the case folder's name, e.g. "test_reshape_reduced_dims"
+  std::string op;   // the op of a single-node case, or "(N ops)" for a multi-node one
+  bool data_movement = false; // every op of the case is a data-movement op
+  CaseStatus status = CaseStatus::failed;
+  std::string reason; // why it failed or is unsupported
+};
+
+struct ConformanceOptions {
+  std::string target = "ref";
+  double timeout_seconds = 60;
+};
+
+// Runs one case folder (in the calling process: no isolation).
+CaseResult run_conformance_case(const std::string& dir, const ConformanceOptions& options);
+// Runs one case folder in a child process; crashes and time-outs become failures.
+CaseResult run_conformance_case_isolated(const std::string& dir,
+                                         const ConformanceOptions& options);
+// Case folders under `root` whose names match `filter` (ECMAScript regex), sorted.
+std::vector<std::string> list_conformance_cases(const std::string& root,
+                                                const std::string& filter);
+
+const char* status_name(CaseStatus s);
+
+} // namespace vtc

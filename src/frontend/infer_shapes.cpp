@@ -37,11 +37,12 @@ void infer_shapes(Graph& g, size_t fold_limit_bytes) {
       n.outputs[k]->has_type = true;
       out_bytes += types[k].nbytes();
     }
+    // Shape-kind ops depend only on input types and attributes: always foldable.
     for (Value* v : n.inputs)
-      if (v && !v->constant) all_constant = false;
+      if (v && !v->constant && def->kind != OpKind::shape) all_constant = false;
     if (!all_constant || out_bytes > fold_limit_bytes) continue;
     std::vector<const Tensor*> ins;
-    for (Value* v : n.inputs) ins.push_back(v ? &*v->constant : nullptr);
+    for (Value* v : n.inputs) ins.push_back(v && v->constant ? &*v->constant : nullptr);
     std::vector<Tensor> outs = eval_node(n, ins);
     for (size_t k = 0; k < n.outputs.size(); ++k)
       if (n.outputs[k]) n.outputs[k]->constant = std::move(outs[k]);

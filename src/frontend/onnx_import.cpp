@@ -22,8 +22,16 @@ constexpr int64_t kMaxOpset = 21;
 
 int64_t default_opset(const onnx::ModelProto& m, const std::string& origin) {
   int64_t opset = -1;
-  for (const auto& id : m.opset_import())
-    if (id.domain().empty() || id.domain() == "ai.onnx") opset = id.version();
+  std::string other_domains;
+  for (const auto& id : m.opset_import()) {
+    if (id.domain().empty() || id.domain() == "ai.onnx")
+      opset = id.version();
+    else
+      other_domains += " " + id.domain();
+  }
+  if (opset < 0 && !other_domains.empty())
+    VTC_UNSUPPORTED() << origin << ": the model uses only the op domains" << other_domains
+                      << " (vtc supports the default ONNX domain)";
   VTC_CHECK(opset >= 0) << origin << ": the model imports no default-domain opset";
   if (opset < kMinOpset || opset > kMaxOpset)
     VTC_UNSUPPORTED() << origin << ": opset " << opset << " is not supported (vtc reads opsets " << kMinOpset

@@ -28,8 +28,10 @@ std::vector<TensorType> infer_shape_op(const InferInputs& in) {
   return {{DType::i64, {e - s}}};
 }
 
-std::vector<Tensor> eval_shape_op(const Node& n, const std::vector<const Tensor*>& ins) {
-  const Shape& shape = ins[0]->shape();
+// Shape, Size and EyeLike read only their input's type, so they evaluate (and fold) even
+// when the input's values are not known.
+std::vector<Tensor> eval_shape_op(const Node& n, const std::vector<const Tensor*>&) {
+  const Shape& shape = n.input(0)->type.shape;
   auto [s, e] = shape_window(n, int64_t(shape.size()));
   return {Tensor::from<int64_t>({e - s}, Shape(shape.begin() + s, shape.begin() + e))};
 }
@@ -139,8 +141,8 @@ void register_shape_ops(OpTable& t) {
            in.type(0);
            return {{DType::i64, {}}};
          },
-         [](const Node&, const std::vector<const Tensor*>& ins) -> std::vector<Tensor> {
-           return {Tensor::from<int64_t>({}, {ins[0]->numel()})};
+         [](const Node& n, const std::vector<const Tensor*>&) -> std::vector<Tensor> {
+           return {Tensor::from<int64_t>({}, {n.input(0)->type.numel()})};
          }});
   t.add({"Constant", OpKind::shape,
          [](const InferInputs& in) -> std::vector<TensorType> {

@@ -33,7 +33,7 @@ TEST(TensorIO, NpyAndPbRoundTripEveryDType) {
 TEST(TensorIO, ReadsNumpyHeaderLayout) {
   // Exactly what numpy 2 writes for np.arange(3, dtype=np.int32) (header padded to 64 bytes).
   std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }";
-  header.append(64 - 10 - header.size() - 1, ' ');
+  header.append(128 - 10 - header.size() - 1, ' ');
   header += '\n';
   std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size()) + char(0) + header;
   for (int32_t v : {0, 1, 2}) bytes.append(reinterpret_cast<const char*>(&v), 4);

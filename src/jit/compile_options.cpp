@@ -1,0 +1,40 @@
+// The JIT's defaults, and the only place vtc's JIT reads environment variables.
+#include "jit/compile_options.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+
+namespace vtc::jit {
+namespace {
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? std::string(value) : std::string();
+}
+
+} // namespace
+
+std::string default_compiler() {
+  std::string cxx = env("CXX");
+  return cxx.empty() ? std::string("c++") : cxx;
+}
+
+std::string default_cache_dir() {
+  namespace fs = std::filesystem;
+  std::string xdg = env("XDG_CACHE_HOME");
+  // The XDG base directory spec says relative paths are invalid and must be ignored.
+  if (!xdg.empty() && fs::path(xdg).is_absolute()) return (fs::path(xdg) / "vtc").string();
+  std::string home = env("HOME");
+  if (!home.empty()) return (fs::path(home) / ".cache" / "vtc").string();
+  std::error_code ec;
+  fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) tmp = "/tmp";
+  return (tmp / ("vtc-cache-" + std::to_string(getuid()))).string();
+}
+
+std::vector<std::string> default_compile_flags() {
+  return {"-O3", "-march=native", "-fopenmp", "-std=c++20", "-shared", "-fPIC"};
+}
+
+} // namespace vtc::jit

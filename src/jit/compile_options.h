@@ -1,0 +1,34 @@
+// How the JIT compiles generated host C++: which compiler, which flags, where the kernel
+// templates are, where compiled shared objects are cached. The defaults come from the
+// environment ($CXX, $XDG_CACHE_HOME, $HOME) in one place, compile_options.cpp, and
+// nowhere else in vtc; the CLI and the API overwrite fields (e.g. --cache-dir) afterwards.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vtc::jit {
+
+// $CXX when set and non-empty, else "c++".
+std::string default_compiler();
+// $XDG_CACHE_HOME/vtc when $XDG_CACHE_HOME is an absolute path, else $HOME/.cache/vtc when
+// $HOME is set, else <system temp dir>/vtc-cache-<uid>.
+std::string default_cache_dir();
+// -O3 -march=native -fopenmp -std=c++20 -shared -fPIC
+std::vector<std::string> default_compile_flags();
+
+struct CompileOptions {
+  // The compiler command; split on whitespace, so a launcher such as "ccache g++" works.
+  std::string compiler = default_compiler();
+  // Passed to the compiler before the include directories; must produce a shared object.
+  std::vector<std::string> flags = default_compile_flags();
+  // -I directories (the kernel templates, <repo>/kernels/cpu). Every header the source
+  // includes from them, directly or not, is part of the cache key.
+  std::vector<std::string> include_dirs;
+  // Where <key>.so, <key>.cpp and <key>.ok live; created when missing.
+  std::string cache_dir = default_cache_dir();
+  // Progress on stderr: "compiling <n> lines of generated C++ ... done in X s", "(cached)".
+  bool verbose = false;
+};
+
+} // namespace vtc::jit

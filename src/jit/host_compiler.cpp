@@ -1,0 +1,205 @@
+// The disk cache and the compiler run behind compile_object: entry validation, atomic
+// writes (unique temporary name, then rename), the compiler command line, and the error
+// messages a user sees when any of it fails.
+#include "jit/host_compiler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+#include "jit/cache_key.h"
+#include "jit/process.h"
+#include "jit/sha256.h"
+#include "support/error.h"
+
+namespace vtc::jit {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kDiagnosticLines = 30;
+
+void ensure_cache_dir(const std::string& dir) {
+  VTC_CHECK(!dir.empty()) << "jit: no cache directory given (CompileOptions::cache_dir is empty)";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  VTC_CHECK(!ec) << "jit: cannot create cache directory '" << dir << "': " << ec.message();
+  VTC_CHECK(fs::is_directory(dir, ec))
+      << "jit: cache directory '" << dir << "' exists but is not a directory";
+  VTC_CHECK(access(dir.c_str(), W_OK | X_OK) == 0)
+      << "jit: cache directory '" << dir << "' is not writable: " << std::strerror(errno);
+}
+
+// A name no other thread or process uses at the same time: pid, a per-process counter and
+// random bits (pids repeat across hosts sharing a network cache directory).
+std::string unique_suffix() {
+  static std::atomic<uint64_t> counter{0};
+  static const uint64_t random_bits = [] {
+    std::random_device device;
+    return (uint64_t(device()) << 32) ^ device();
+  }();
+  std::ostringstream s;
+  s << getpid() << '-' << counter++ << '-' << std::hex << (random_bits ^ uint64_t(getpid()));
+  return s.str();
+}
+
+void rename_into_place(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::rename(from, to, ec);
+  if (ec) fs::remove(from, ec);
+  VTC_CHECK(!ec) << "jit: cannot write '" << to.string() << "' in cache directory '"
+                 << to.parent_path().string() << "': " << ec.message();
+}
+
+void write_atomically(const fs::path& path, const std::string& content) {
+  fs::path tmp = path;
+  tmp += "." + unique_suffix() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    VTC_CHECK(out) << "jit: cannot create '" << tmp.string() << "' in cache directory '"
+                   << path.parent_path().string() << "': " << std::strerror(errno);
+    out << content;
+    out.close();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      VTC_FAIL() << "jit: cannot write '" << tmp.string() << "' in cache directory '"
+                 << path.parent_path().string() << "' (disk full?)";
+    }
+  }
+  rename_into_place(tmp, path);
+}
+
+std::string read_small_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  return text.str();
+}
+
+// K.so exists and its digest is the one K.ok recorded.
+bool entry_valid(const fs::path& so, const fs::path& ok) {
+  std::string recorded = read_small_file(ok);
+  while (!recorded.empty() && std::isspace(static_cast<unsigned char>(recorded.back())))
+    recorded.pop_back();
+  if (recorded.size() != 64) return false;
+  std::optional<std::string> actual = sha256_file_hex(so.string());
+  return actual && *actual == recorded;
+}
+
+std::string first_lines(const std::string& text, int limit) {
+  std::istringstream in(text);
+  std::string out, line;
+  int shown = 0, total = 0;
+  while (std::getline(in, line)) {
+    if (shown < limit) {
+      out += line + "\n";
+      ++shown;
+    }
+    ++total;
+  }
+  if (total > shown) out += "... (" + std::to_string(total - shown) + " more lines)\n";
+  return out;
+}
+
+int64_t count_lines(const std::string& text) {
+  int64_t lines = std::count(text.begin(), text.end(), '\n');
+  return lines + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+CompiledObject compile_impl(const std::string& source, const CompileOptions& options, bool force) {
+  ensure_cache_dir(options.cache_dir);
+  CompiledObject result;
+  result.key = cache_key(source, options);
+  fs::path dir(options.cache_dir);
+  fs::path so = dir / (result.key + ".so");
+  fs::path cpp = dir / (result.key + ".cpp");
+  fs::path ok = dir / (result.key + ".ok");
+  result.so_path = so.string();
+  result.source_path = cpp.string();
+
+  if (!force && entry_valid(so, ok)) {
+    if (!fs::exists(cpp)) write_atomically(cpp, source);
+    if (options.verbose)
+      std::cerr << "vtc: generated C++ " << result.key.substr(0, 16) << " (cached)\n";
+    result.cached = true;
+    return result;
+  }
+
+  write_atomically(cpp, source);
+  fs::path tmp_so = dir / (result.key + "." + unique_suffix() + ".tmp.so");
+  std::vector<std::string> argv = split_command(options.compiler);
+  argv.insert(argv.end(), options.flags.begin(), options.flags.end());
+  for (const std::string& include : options.include_dirs)
+    argv.push_back("-I" + include);
+  argv.insert(argv.end(), {"-o", tmp_so.string(), cpp.string()});
+
+  if (options.verbose) {
+    std::cerr << "vtc: compiling " << count_lines(source) << " lines of generated C++ ("
+              << cpp.string() << ") ..." << std::flush;
+  }
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult run = run_process(argv);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (options.verbose) {
+    if (run.ok())
+      std::cerr << " done in " << std::fixed << std::setprecision(2) << result.seconds << " s\n";
+    else
+      std::cerr << " failed\n";
+  }
+
+  std::error_code ec;
+  if (!run.ok()) fs::remove(tmp_so, ec);
+  VTC_CHECK(run.start_error == 0) << "jit: C++ compiler '" << options.compiler
+                                  << "' cannot be run (" << run.describe_status() << ")";
+  VTC_CHECK(run.ok()) << "jit: compiling generated C++ " << cpp.string() << " failed ('"
+                      << options.compiler << "', " << run.describe_status() << "):\n"
+                      << first_lines(run.output, kDiagnosticLines);
+
+  std::optional<std::string> digest = sha256_file_hex(tmp_so.string());
+  VTC_CHECK(digest.has_value()) << "jit: compiler '" << options.compiler
+                                << "' reported success but wrote no shared object for "
+                                << cpp.string();
+  rename_into_place(tmp_so, so);
+  write_atomically(ok, *digest + "\n");
+  return result;
+}
+
+} // namespace
+
+CompiledObject compile_object(const std::string& source, const CompileOptions& options) {
+  return compile_impl(source, options, /*force=*/false);
+}
+
+std::string compile_shared_object(const std::string& source, const CompileOptions& options) {
+  return compile_object(source, options).so_path;
+}
+
+LoadedObject compile_and_load(const std::string& source, const CompileOptions& options) {
+  CompiledObject object = compile_object(source, options);
+  if (object.cached) {
+    try {
+      SharedLibrary library(object.so_path);
+      return {std::move(object), std::move(library)};
+    } catch (const Error& e) {
+      if (options.verbose)
+        std::cerr << "vtc: cached " << object.so_path << " does not load (" << e.what()
+                  << "); rebuilding\n";
+    }
+    object = compile_impl(source, options, /*force=*/true);
+  }
+  SharedLibrary library(object.so_path);
+  return {std::move(object), std::move(library)};
+}
+
+} // namespace vtc::jit

@@ -1,0 +1,109 @@
+"""Llama-3-8B decoder layer at one decode step, as ONNX (the paper's figure 2 workload).
+
+The graph is written the way TensorRT/ONNX exporters see it: RMSNorm, ONE merged QKV
+MatMul, Split into q/k/v, Reshape/Transpose to heads, rotary embedding (cos/sin gathered
+at the run-time position `pos`), KV-cache update by ScatterND at `pos` (outputs
+`present_k`/`present_v`), a constant Slice of the cache, grouped-query Unsqueeze/Expand/
+Reshape, Q·Kᵀ, scale, additive `mask`, Softmax, ·V, Transpose/Reshape back, output
+projection, residual, RMSNorm, SwiGLU MLP, residual. Inputs: x [B,1,hidden], past_k/past_v
+[B,kv_heads,cache_len,head_dim], pos int64 [1], mask [B,1,1,cache_len] (0 where position
+<= pos, -32768 after). Output y [B,1,hidden].
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import onnx
+
+import decoder_parts as dp
+from graph_builder import GraphBuilder, Workload, linear, rms_norm, silu
+
+
+@dataclass(frozen=True)
+class LlamaConfig:
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    cache_len: int
+    rope_theta: float = 500000.0
+    eps: float = 1e-5
+
+
+CONFIGS = {
+    "small": LlamaConfig(hidden=64, heads=4, kv_heads=2, head_dim=16, ffn=128, cache_len=32),
+    "full": LlamaConfig(hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336,
+                        cache_len=4096),
+}
+
+
+def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask: str,
+              cfg: LlamaConfig, batch: int) -> str:
+    """Self-attention of one new token against the updated KV cache; returns [B, 1, hidden]."""
+    q_dim, kv_dim = cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim
+    groups = cfg.heads // cfg.kv_heads
+    qkv = linear(b, h, cfg.hidden, q_dim + 2 * kv_dim, "qkv_proj")
+    q, k, v = b.op("Split", [qkv, b.ints("qkv_split_sizes", [q_dim, kv_dim, kv_dim])],
+                   "qkv_split", outputs=["q", "k", "v"], axis=-1)
+    q = dp.split_heads(b, q, batch, cfg.heads, cfg.head_dim, "q")
+    k = dp.split_heads(b, k, batch, cfg.kv_heads, cfg.head_dim, "k")
+    v = dp.split_heads(b, v, batch, cfg.kv_heads, cfg.head_dim, "v")
+
+    cos, sin = dp.rotary_at_position(b, pos, cfg.cache_len, cfg.head_dim, cfg.rope_theta)
+    q = dp.apply_rotary(b, q, cos, sin, cfg.head_dim, "q_rope")
+    k = dp.apply_rotary(b, k, cos, sin, cfg.head_dim, "k_rope")
+
+    indices = dp.cache_write_indices(b, pos, batch, cfg.kv_heads)
+    present_k = dp.update_cache(b, past_k, k, indices, "k_cache_update")
+    present_v = dp.update_cache(b, past_v, v, indices, "v_cache_update")
+    cache_shape = [batch, cfg.kv_heads, cfg.cache_len, cfg.head_dim]
+    present_k = b.output(present_k, "present_k", cache_shape)
+    present_v = b.output(present_v, "present_v", cache_shape)
+
+    keys = dp.read_cache(b, present_k, batch, cfg.kv_heads, groups, cfg.cache_len,
+                         cfg.head_dim, "k_read")
+    values = dp.read_cache(b, present_v, batch, cfg.kv_heads, groups, cfg.cache_len,
+                           cfg.head_dim, "v_read")
+    keys_t = b.op("Transpose", [keys], "keys_transpose", perm=[0, 1, 3, 2])
+    scores = b.op("MatMul", [q, keys_t], "qk_matmul")
+    scores = b.op("Mul", [scores, b.scalar("scale", 1.0 / math.sqrt(cfg.head_dim))], "qk_scale")
+    scores = b.op("Add", [scores, mask], "add_mask")
+    probs = dp.softmax(b, scores)
+    context = b.op("MatMul", [probs, values], "pv_matmul")
+    context = dp.merge_heads(b, context, batch, cfg.heads, cfg.head_dim)
+    return linear(b, context, q_dim, cfg.hidden, "o_proj")
+
+
+def swiglu_mlp(b: GraphBuilder, h: str, cfg: LlamaConfig) -> str:
+    """down(silu(gate(h)) * up(h))."""
+    gate = linear(b, h, cfg.hidden, cfg.ffn, "gate_proj")
+    up = linear(b, h, cfg.hidden, cfg.ffn, "up_proj")
+    act = b.op("Mul", [silu(b, gate, "silu"), up], "gate_mul_up")
+    return linear(b, act, cfg.ffn, cfg.hidden, "down_proj")
+
+
+def build(cfg: LlamaConfig, dtype: str, batch: int) -> onnx.ModelProto:
+    b = GraphBuilder("llama3_decoder_layer", dtype)
+    x, past_k, past_v, pos, mask = dp.declare_decode_inputs(
+        b, batch, cfg.hidden, cfg.kv_heads, cfg.cache_len, cfg.head_dim)
+    with b.scope("attn"):
+        h = rms_norm(b, x, cfg.hidden, "input_norm", cfg.eps)
+        attn = attention(b, h, pos, past_k, past_v, mask, cfg, batch)
+    h = b.op("Add", [x, attn], "attn_residual")
+    with b.scope("mlp"):
+        mlp = swiglu_mlp(b, rms_norm(b, h, cfg.hidden, "post_attention_norm", cfg.eps), cfg)
+    y = b.op("Add", [h, mlp], "mlp_residual")
+    b.output(y, "y", [batch, 1, cfg.hidden])
+    return b.model(__doc__.split("\n\n")[0], {"config": json.dumps(asdict(cfg))})
+
+
+def make_inputs(cfg: LlamaConfig, batch: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    return dp.decode_inputs(batch, cfg.hidden, cfg.kv_heads, cfg.cache_len, cfg.head_dim, rng)
+
+
+WORKLOADS = [Workload("llama3_layer", CONFIGS, ("f32", "f16", "bf16"), build, make_inputs)]

@@ -19,7 +19,7 @@ int64_t data_movement_bytes(const Node& n) {
   int64_t written = output_bytes(n);
   if (n.op == "Expand" || n.op == "Tile") return written + bytes_of(n.input(0));
   if (n.op == "Pad") return written + bytes_of(n.input(0));
-  if (n.op == "ScatterND" || n.op == "ScatterElements")
+  if (n.op == "ScatterND" || n.op == "ScatterElements" || n.op == "Scatter")
     return 2 * written + 2 * bytes_of(n.input(2)) + bytes_of(n.input(1));
   if (n.op == "Gather" || n.op == "GatherElements" || n.op == "GatherND")
     return 2 * written + bytes_of(n.input(1));

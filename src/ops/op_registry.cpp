@@ -36,6 +36,10 @@ void OpTable::add(OpDef def) {
   defs_.push_back(std::move(def));
 }
 
+void OpTable::mark_elementwise_since(size_t first) {
+  for (size_t i = first; i < defs_.size(); ++i) defs_[i].elementwise = true;
+}
+
 const OpDef* OpTable::find(std::string_view op) const {
   for (const OpDef& d : defs_)
     if (d.name == op) return &d;
@@ -53,7 +57,9 @@ static const OpTable& table() {
   static const OpTable t = [] {
     OpTable t;
     register_movement_ops(t);
-    register_elementwise_ops(t);
+    size_t first_elementwise = t.size();
+    register_elementwise_ops(t); // every op of this family is elementwise
+    t.mark_elementwise_since(first_elementwise);
     register_nn_ops(t);
     register_shape_ops(t);
     return t;

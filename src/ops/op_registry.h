@@ -51,6 +51,9 @@ struct OpDef {
   OpKind kind = OpKind::compute;
   InferFn infer;
   EvalFn eval;
+  // Output element i depends only on the inputs' elements at i (numpy broadcasting): fusion
+  // may fold such an op into a neighbouring kernel's prologue or epilogue.
+  bool elementwise = false;
 };
 
 // The op definition for `op` in the default domain, or nullptr when vtc does not support it.
@@ -68,6 +71,9 @@ void register_shape_ops(OpTable& t);
 class OpTable {
  public:
   void add(OpDef def);
+  // Marks every op added since the table held `first` ops as elementwise.
+  void mark_elementwise_since(size_t first);
+  size_t size() const { return defs_.size(); }
   const OpDef* find(std::string_view op) const;
   std::vector<const OpDef*> all() const;
 

@@ -17,7 +17,7 @@ namespace vtc {
 
 namespace {
 
-constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 21;
 
 int64_t default_opset(const onnx::ModelProto& m, const std::string& origin) {

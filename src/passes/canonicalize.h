@@ -1,0 +1,13 @@
+// Canonicalisation after import: Identity (and inference-mode Dropout without a mask output)
+// removed by rewiring their uses, then dead code removed. Constant folding and shape
+// inference already happened in the importer.
+#pragma once
+
+#include "ir/graph.h"
+
+namespace vtc {
+
+// Returns the number of nodes removed.
+int canonicalize(Graph& g);
+
+} // namespace vtc

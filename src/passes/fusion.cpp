@@ -1,0 +1,239 @@
+// Fusion in one pass over the nodes in topological order:
+//  - a compute node that is not elementwise anchors a kernel;
+//  - an elementwise node whose only use is by a compute node is deferred: the user pulls it
+//    in as a prologue (recomputed where the kernel reads it);
+//  - after a kernel's last node, a single-use elementwise consumer of the same shape whose
+//    other operands are already available joins it as an epilogue;
+//  - an elementwise node left over starts an elementwise kernel of its own;
+//  - data-movement nodes stay between kernels, one step each.
+#include "passes/fusion.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ops/op_registry.h"
+#include "support/error.h"
+
+namespace vtc {
+
+const char* kernel_kind_name(KernelKind k) {
+  switch (k) {
+  case KernelKind::gemm: return "gemm";
+  case KernelKind::conv: return "conv";
+  case KernelKind::pool: return "pool";
+  case KernelKind::norm: return "norm";
+  case KernelKind::softmax: return "softmax";
+  case KernelKind::reduce: return "reduce";
+  case KernelKind::elementwise: return "elementwise";
+  case KernelKind::other: return "other";
+  }
+  return "?";
+}
+
+const Kernel* KernelGraph::producer_kernel(const Value* v) const {
+  for (const Kernel& k : kernels)
+    if (std::find(k.outputs.begin(), k.outputs.end(), v) != k.outputs.end()) return &k;
+  return nullptr;
+}
+
+const Node* KernelGraph::producer_movement(const Value* v) const {
+  for (const Node* n : movement)
+    if (std::find(n->outputs.begin(), n->outputs.end(), v) != n->outputs.end()) return n;
+  return nullptr;
+}
+
+namespace {
+
+KernelKind anchor_kind(const std::string& op) {
+  static const std::map<std::string, KernelKind> kinds = {
+      {"MatMul", KernelKind::gemm},
+      {"Gemm", KernelKind::gemm},
+      {"Conv", KernelKind::conv},
+      {"MaxPool", KernelKind::pool},
+      {"AveragePool", KernelKind::pool},
+      {"GlobalAveragePool", KernelKind::pool},
+      {"GlobalMaxPool", KernelKind::pool},
+      {"LayerNormalization", KernelKind::norm},
+      {"BatchNormalization", KernelKind::norm},
+      {"InstanceNormalization", KernelKind::norm},
+      {"GroupNormalization", KernelKind::norm},
+      {"Softmax", KernelKind::softmax},
+      {"LogSoftmax", KernelKind::softmax},
+      {"ReduceMean", KernelKind::reduce},
+      {"ReduceSum", KernelKind::reduce},
+      {"ReduceMax", KernelKind::reduce},
+      {"ReduceMin", KernelKind::reduce},
+      {"ReduceProd", KernelKind::reduce},
+      {"ReduceL1", KernelKind::reduce},
+      {"ReduceL2", KernelKind::reduce},
+      {"ReduceSumSquare", KernelKind::reduce},
+      {"ReduceLogSumExp", KernelKind::reduce},
+      {"ArgMax", KernelKind::reduce},
+      {"ArgMin", KernelKind::reduce},
+  };
+  auto it = kinds.find(op);
+  return it == kinds.end() ? KernelKind::other : it->second;
+}
+
+class Fuser {
+ public:
+  explicit Fuser(const Graph& g) : g_(g) { kg_.graph = &g; }
+
+  KernelGraph run() {
+    for (const auto& n : g_.nodes()) {
+      const OpDef* def = find_op(n->op);
+      VTC_CHECK(def) << n->describe() << ": unsupported op " << n->op;
+      defs_[n.get()] = def;
+    }
+    for (const auto& node : g_.nodes()) {
+      Node* n = node.get();
+      if (assigned_.count(n)) continue;
+      const OpDef* def = defs_[n];
+      if (def->kind == OpKind::data_movement) {
+        kg_.steps.push_back({false, int(kg_.movement.size())});
+        kg_.movement.push_back(n);
+        assigned_.insert(n);
+        available(n);
+      } else if (def->elementwise && deferrable(n)) {
+        deferred_.insert(n);
+      } else {
+        make_kernel(n, def->elementwise ? KernelKind::elementwise : anchor_kind(n->op),
+                    def->elementwise ? nullptr : n);
+      }
+    }
+    VTC_CHECK(deferred_.empty()) << "fusion left " << (*deferred_.begin())->describe()
+                                 << " unscheduled";
+    return std::move(kg_);
+  }
+
+ private:
+  // A single use by a compute node, and not a graph output: the user will pull it in.
+  bool deferrable(const Node* n) const {
+    if (n->outputs.size() != 1 || !n->outputs[0]) return false;
+    const Value* v = n->outputs[0];
+    if (v->is_graph_output || v->users.size() != 1) return false;
+    return defs_.at(v->users[0])->kind == OpKind::compute;
+  }
+
+  void available(const Node* n) {
+    for (const Value* v : n->outputs)
+      if (v) ready_.insert(v);
+  }
+
+  bool is_ready(const Value* v) const {
+    return !v || v->constant || v->is_graph_input || ready_.count(v);
+  }
+
+  // Adds the deferred producers of n's inputs (recursively, producers first) to `nodes`.
+  void pull_prologue(const Node* n, std::vector<Node*>& nodes) {
+    for (const Value* in : n->inputs) {
+      if (!in || !in->producer || !deferred_.count(in->producer)) continue;
+      Node* p = in->producer;
+      deferred_.erase(p);
+      pull_prologue(p, nodes);
+      nodes.push_back(p);
+    }
+  }
+
+  // Whether the deferred producers of n's inputs can be computed from what is ready now.
+  bool prologue_ready(const Node* n, const std::set<const Value*>& inside) const {
+    for (const Value* in : n->inputs) {
+      if (!in || inside.count(in) || is_ready(in)) continue;
+      if (!in->producer || !deferred_.count(in->producer)) return false;
+      if (!prologue_ready(in->producer, inside)) return false;
+    }
+    return true;
+  }
+
+  // The single elementwise user of the kernel's last value that may join it as an epilogue.
+  Node* epilogue_candidate(const Value* v, const std::set<const Value*>& inside) const {
+    if (!v || v->is_graph_output || v->users.size() != 1) return nullptr;
+    Node* u = v->users[0];
+    if (assigned_.count(u) || !defs_.at(u)->elementwise) return nullptr;
+    if (u->outputs.size() != 1 || !u->outputs[0]) return nullptr;
+    if (u->outputs[0]->type.shape != v->type.shape) return nullptr;
+    if (!prologue_ready(u, inside)) return nullptr;
+    return u;
+  }
+
+  void make_kernel(Node* first, KernelKind kind, Node* anchor) {
+    Kernel k;
+    k.kind = kind;
+    k.anchor = anchor;
+    k.name = "k" + std::to_string(kg_.kernels.size());
+    pull_prologue(first, k.nodes);
+    k.nodes.push_back(first);
+    std::set<const Value*> inside;
+    for (Node* n : k.nodes)
+      for (const Value* v : n->outputs) inside.insert(v);
+    // Epilogues: follow the single-output chain while each next node qualifies.
+    while (first->outputs.size() == 1) {
+      Node* last = k.nodes.back();
+      Node* u = epilogue_candidate(last->outputs[0], inside);
+      if (!u) break;
+      deferred_.erase(u);
+      pull_prologue(u, k.nodes);
+      k.nodes.push_back(u);
+      for (const Value* v : u->outputs) inside.insert(v);
+    }
+    for (Node* n : k.nodes) {
+      assigned_.insert(n);
+      available(n);
+    }
+    // Inputs: read but not produced inside; outputs: produced and needed outside.
+    for (Node* n : k.nodes)
+      for (Value* in : n->inputs)
+        if (in && !inside.count(in) &&
+            std::find(k.inputs.begin(), k.inputs.end(), in) == k.inputs.end())
+          k.inputs.push_back(in);
+    std::set<const Node*> members(k.nodes.begin(), k.nodes.end());
+    for (Node* n : k.nodes)
+      for (Value* out : n->outputs) {
+        if (!out) continue;
+        bool outside = out->is_graph_output;
+        for (const Node* u : out->users) outside = outside || !members.count(u);
+        if (outside) k.outputs.push_back(out);
+      }
+    kg_.steps.push_back({true, int(kg_.kernels.size())});
+    kg_.kernels.push_back(std::move(k));
+  }
+
+  const Graph& g_;
+  KernelGraph kg_;
+  std::map<const Node*, const OpDef*> defs_;
+  std::set<const Node*> assigned_;
+  std::set<const Node*> deferred_;
+  std::set<const Value*> ready_;
+};
+
+std::string value_list(const std::vector<Value*>& vs) {
+  std::string s;
+  for (const Value* v : vs) s += (s.empty() ? "%" : ", %") + (v ? v->name : std::string("_"));
+  return "(" + s + ")";
+}
+
+} // namespace
+
+KernelGraph fuse(const Graph& g) { return Fuser(g).run(); }
+
+std::string print_kernel_graph(const KernelGraph& kg) {
+  std::ostringstream os;
+  for (const Step& s : kg.steps) {
+    if (s.is_kernel) {
+      const Kernel& k = kg.kernels[size_t(s.index)];
+      os << "kernel " << k.name << " " << kernel_kind_name(k.kind) << " [";
+      for (size_t i = 0; i < k.nodes.size(); ++i)
+        os << (i ? ", " : "") << k.nodes[i]->op << " '" << k.nodes[i]->name << "'";
+      os << "] " << value_list(k.inputs) << " -> " << value_list(k.outputs) << "\n";
+    } else {
+      const Node* n = kg.movement[size_t(s.index)];
+      os << "move   " << n->op << " '" << n->name << "' " << value_list(n->inputs) << " -> "
+         << value_list(n->outputs) << "\n";
+    }
+  }
+  return os.str();
+}
+
+} // namespace vtc

@@ -1,0 +1,20 @@
+// Fusion: groups the nodes of a canonical Graph into compute kernels with elementwise
+// prologues and epilogues (bias, activation, residual add, scaling, casts, RoPE arithmetic),
+// leaving data-movement nodes between kernels. Deterministic: the same graph gives the same
+// kernels.
+#pragma once
+
+#include <string>
+
+#include "passes/kernel_graph.h"
+
+namespace vtc {
+
+KernelGraph fuse(const Graph& g);
+
+// Stable text form, one line per step:
+//   kernel k3 gemm [MatMul 'proj', Add 'bias', Relu 'act'] (%x, %w, %b) -> (%y)
+//   move   Reshape 'r' (%y) -> (%y2)
+std::string print_kernel_graph(const KernelGraph& kg);
+
+} // namespace vtc

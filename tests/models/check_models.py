@@ -1,0 +1,81 @@
+"""Whole-model test: every small workload model runs in vtc and matches onnxruntime.
+
+Generates the small models (models/generate.py), computes onnxruntime references on seeded
+inputs (models/check_ort.py), runs each model through `vtc run` with those inputs, compares
+with models/compare.py (relative L2: f32 1e-5, f16 1e-2, bf16 1e-2 against an f32
+reference on bf16 values), and checks that `vtc info` reports the model's data-movement ops.
+Prints one table and exits non-zero on any failure.
+
+    python3 tests/models/check_models.py --vtc build/tools/vtc --work build/models-test
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(cmd: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vtc", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--target", default="ref")
+    args = parser.parse_args()
+
+    models_dir = os.path.join(args.work, "models")
+    ref_dir = os.path.join(args.work, "ref")
+    out_dir = os.path.join(args.work, "out")
+    for cmd in ([sys.executable, f"{ROOT}/models/generate.py", "--out", models_dir, "--size",
+                 "small"],
+                [sys.executable, f"{ROOT}/models/check_ort.py", "--models", models_dir, "--out",
+                 ref_dir]):
+        r = run(cmd)
+        if r.returncode != 0:
+            print(r.stdout, r.stderr)
+            return 1
+
+    failures = 0
+    names = sorted(n for n in os.listdir(ref_dir)
+                   if os.path.exists(os.path.join(ref_dir, n, "meta.json")))
+    for name in names:
+        model = os.path.join(models_dir, name + ".onnx")
+        with open(os.path.join(ref_dir, name, "meta.json")) as f:
+            meta = json.load(f)
+        inputs_dir = os.path.join(ref_dir, name, "inputs")
+        bindings = []
+        for file in sorted(os.listdir(inputs_dir)):
+            bindings += ["--input", f"{file[:-4]}={os.path.join(inputs_dir, file)}"]
+        actual = os.path.join(out_dir, name)
+        r = run([args.vtc, "run", model, "--target", args.target, "--output-dir", actual]
+                + bindings)
+        if r.returncode != 0:
+            print(f"FAIL {name}: vtc run: {r.stderr.strip()}")
+            failures += 1
+            continue
+        r = run([sys.executable, f"{ROOT}/models/compare.py", "--expected",
+                 os.path.join(ref_dir, name), "--actual", actual, "--tol-bf16", "1e-2"])
+        print(r.stdout.rstrip())
+        if r.returncode != 0:
+            failures += 1
+        info = run([args.vtc, "info", model])
+        m = re.search(r"info: (\d+) ops, (\d+) data-movement ops moving (\d+) bytes",
+                      info.stdout)
+        if info.returncode != 0 or not m or int(m.group(2)) == 0:
+            print(f"FAIL {name}: vtc info reports no data-movement ops: {info.stderr.strip()}")
+            failures += 1
+    print(f"models: {len(names) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

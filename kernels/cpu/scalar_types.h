@@ -1,0 +1,100 @@
+// Scalar storage types for generated kernels (header-only, no dependency on the compiler's
+// own sources): IEEE half and bfloat16 as bit patterns with round-to-nearest-even
+// conversions, and the compute type of each storage type (float, or double for f64).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace vtc::kernels {
+
+struct half {
+  uint16_t bits;
+};
+struct bfloat16 {
+  uint16_t bits;
+};
+
+inline float half_to_float(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400) == 0);
+      bits = sign | uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | mant << 13;
+  } else {
+    bits = sign | (exp + 127 - 15) << 23 | mant << 13;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+inline uint16_t float_to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint16_t sign = uint16_t((x >> 16) & 0x8000);
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u)
+    return sign | 0x7c00 | (absx > 0x7f800000u ? 0x200 | ((absx >> 13) & 0x3ff) : 0);
+  if (absx >= 0x477ff000u) return sign | 0x7c00;
+  if (absx < 0x38800000u) {
+    if (absx < 0x33000000u) return sign;
+    uint32_t mant = (absx & 0x7fffff) | 0x800000;
+    int shift = 126 - int(absx >> 23);
+    uint32_t q = mant >> shift, rem = mant & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+    if (rem > halfway || (rem == halfway && (q & 1))) ++q;
+    return sign | uint16_t(q);
+  }
+  uint32_t q = absx - 0x38000000u, rem = q & 0x1fff;
+  q >>= 13;
+  if (rem > 0x1000 || (rem == 0x1000 && (q & 1))) ++q;
+  return sign | uint16_t(q);
+}
+
+inline float bf16_to_float(uint16_t b) {
+  uint32_t x = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+inline uint16_t float_to_bf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40);
+  x += 0x7fff + ((x >> 16) & 1);
+  return uint16_t(x >> 16);
+}
+
+// Storage -> compute type.
+inline float to_compute(float v) { return v; }
+inline double to_compute(double v) { return v; }
+inline float to_compute(half v) { return half_to_float(v.bits); }
+inline float to_compute(bfloat16 v) { return bf16_to_float(v.bits); }
+inline int64_t to_compute(int64_t v) { return v; }
+inline int64_t to_compute(int32_t v) { return v; }
+inline int64_t to_compute(int8_t v) { return v; }
+inline int64_t to_compute(uint8_t v) { return v; }
+inline int64_t to_compute(bool v) { return v; }
+
+// Compute -> storage type, rounding to nearest even.
+template <typename T, typename V> inline T from_compute(V v) {
+  if constexpr (std::is_same_v<T, half>)
+    return half{float_to_half(float(v))};
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return bfloat16{float_to_bf16(float(v))};
+  else
+    return T(v);
+}
+
+} // namespace vtc::kernels

@@ -9,5 +9,6 @@ namespace vtc::cli {
 void add_run_command(CLI::App& app, int& exit_code);
 void add_info_command(CLI::App& app, int& exit_code);
 void add_conformance_command(CLI::App& app, int& exit_code);
+void add_opt_command(CLI::App& app, int& exit_code);
 
 } // namespace vtc::cli

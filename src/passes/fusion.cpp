@@ -44,6 +44,13 @@ const Node* KernelGraph::producer_movement(const Value* v) const {
   return nullptr;
 }
 
+bool is_fusible_elementwise(const Node& node) {
+  if (node.op == "BatchNormalization")
+    return node.outputs.size() == 1 && node.attr_int("training_mode", 0) == 0;
+  const OpDef* d = find_op(node.op);
+  return d && d->elementwise;
+}
+
 namespace {
 
 KernelKind anchor_kind(const std::string& op) {
@@ -96,11 +103,12 @@ class Fuser {
         kg_.movement.push_back(n);
         assigned_.insert(n);
         available(n);
-      } else if (def->elementwise && deferrable(n)) {
+      } else if (is_fusible_elementwise(*n) && deferrable(n)) {
         deferred_.insert(n);
+      } else if (is_fusible_elementwise(*n)) {
+        make_kernel(n, KernelKind::elementwise, nullptr);
       } else {
-        make_kernel(n, def->elementwise ? KernelKind::elementwise : anchor_kind(n->op),
-                    def->elementwise ? nullptr : n);
+        make_kernel(n, anchor_kind(n->op), n);
       }
     }
     VTC_CHECK(deferred_.empty()) << "fusion left " << (*deferred_.begin())->describe()
@@ -147,15 +155,53 @@ class Fuser {
     return true;
   }
 
-  // The single elementwise user of the kernel's last value that may join it as an epilogue.
-  Node* epilogue_candidate(const Value* v, const std::set<const Value*>& inside) const {
-    if (!v || v->is_graph_output || v->users.size() != 1) return nullptr;
-    Node* u = v->users[0];
-    if (assigned_.count(u) || !defs_.at(u)->elementwise) return nullptr;
-    if (u->outputs.size() != 1 || !u->outputs[0]) return nullptr;
-    if (u->outputs[0]->type.shape != v->type.shape) return nullptr;
-    if (!prologue_ready(u, inside)) return nullptr;
-    return u;
+  // Whether u may join a kernel as an epilogue node: elementwise, not yet placed, one output of
+  // the kernel's output shape, every operand computable now.
+  bool epilogue_node(const Node* u, const Shape& shape,
+                     const std::set<const Value*>& inside) const {
+    if (assigned_.count(u) || !is_fusible_elementwise(*u)) return false;
+    if (u->outputs.size() != 1 || !u->outputs[0]) return false;
+    if (u->outputs[0]->type.shape != shape) return false;
+    return prologue_ready(u, inside);
+  }
+
+  // The elementwise nodes after the kernel's value `v` that together consume every use of v
+  // and of each other and leave one value used outside (x * sigmoid(x) after a conv: both the
+  // Sigmoid and the Mul), in an order where each node follows its operands; empty when none.
+  std::vector<Node*> epilogue_group(const Value* v, std::set<const Value*> inside) const {
+    if (v->is_graph_output) return {};
+    std::vector<Node*> group;
+    std::set<const Node*> members;
+    std::set<const Value*> produced{v};
+    for (int round = 0; round < 16; ++round) {
+      std::vector<const Value*> open;
+      for (const Value* p : produced) {
+        bool outside = p->is_graph_output;
+        for (const Node* u : p->users) outside = outside || !members.count(u);
+        if (outside) open.push_back(p);
+      }
+      if (open.size() == 1 && open[0] != v && !group.empty()) {
+        // the producer of the one open value goes last
+        auto last = std::find(group.begin(), group.end(), open[0]->producer);
+        std::rotate(last, last + 1, group.end());
+        return group;
+      }
+      bool grew = false;
+      for (const Value* o : open) {
+        if (o->is_graph_output && o != v) return {};
+        for (Node* u : o->users) {
+          if (members.count(u)) continue;
+          if (!epilogue_node(u, v->type.shape, inside)) return {};
+          group.push_back(u);
+          members.insert(u);
+          produced.insert(u->outputs[0]);
+          inside.insert(u->outputs[0]);
+          grew = true;
+        }
+      }
+      if (!grew) return {};
+    }
+    return {};
   }
 
   void make_kernel(Node* first, KernelKind kind, Node* anchor) {
@@ -168,15 +214,16 @@ class Fuser {
     std::set<const Value*> inside;
     for (Node* n : k.nodes)
       for (const Value* v : n->outputs) inside.insert(v);
-    // Epilogues: follow the single-output chain while each next node qualifies.
+    // Epilogues: absorb groups of elementwise consumers while they close on one value.
     while (first->outputs.size() == 1) {
-      Node* last = k.nodes.back();
-      Node* u = epilogue_candidate(last->outputs[0], inside);
-      if (!u) break;
-      deferred_.erase(u);
-      pull_prologue(u, k.nodes);
-      k.nodes.push_back(u);
-      for (const Value* v : u->outputs) inside.insert(v);
+      std::vector<Node*> group = epilogue_group(k.nodes.back()->outputs[0], inside);
+      if (group.empty()) break;
+      for (Node* u : group) {
+        deferred_.erase(u);
+        pull_prologue(u, k.nodes);
+        k.nodes.push_back(u);
+        for (const Value* v : u->outputs) inside.insert(v);
+      }
     }
     for (Node* n : k.nodes) {
       assigned_.insert(n);

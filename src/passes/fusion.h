@@ -12,6 +12,10 @@ namespace vtc {
 
 KernelGraph fuse(const Graph& g);
 
+// Whether fusion treats `node` as elementwise: the op table's elementwise ops, and
+// inference-mode BatchNormalization (its parameters broadcast along the channel axis).
+bool is_fusible_elementwise(const Node& node);
+
 // Stable text form, one line per step:
 //   kernel k3 gemm [MatMul 'proj', Add 'bias', Relu 'act'] (%x, %w, %b) -> (%y)
 //   move   Reshape 'r' (%y) -> (%y2)

@@ -1,0 +1,713 @@
+// Code generation for the cpu target. Accessors come in four shapes, all emitted as plain
+// aggregate structs so the C++ compiler sees every index computation whole:
+//   mapped   — a Mapping: one piece per guard, physical bases as raw pointers with constant
+//              strides (emit_offset), virtual bases as nested accessors;
+//   computed — a fused prologue value: f(operands at the broadcast index), rounded to its dtype;
+//   storing  — an epilogue chain ending in a store to the kernel's real output;
+//   view     — an index remapping (batch flattening, an axis moved last, a transpose).
+#include "codegen/cpu_codegen.h"
+
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "codegen/elementwise_expr.h"
+#include "mapping/contiguity.h"
+#include "mapping/emit.h"
+#include "mapping/rules.h"
+#include "ops/op_registry.h"
+#include "passes/fusion.h"
+#include "support/error.h"
+
+namespace vtc {
+
+namespace {
+
+struct Acc {
+  std::string type; // struct name
+  std::string init; // expression building it (uses `buf`)
+  int rank = 0;
+};
+
+std::string idx_list(const std::vector<std::string>& xs) {
+  std::string s;
+  for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + xs[i];
+  return s;
+}
+
+std::string index_of(int rank, const std::vector<std::string>& xs) {
+  return "Index<" + std::to_string(rank) + ">{" + idx_list(xs) + "}";
+}
+
+// Indices of an operand of shape `in` read at index `i` of an output of rank `out_rank`, with
+// numpy broadcasting (size-1 dims read index 0).
+std::vector<std::string> broadcast_index(const Shape& in, int out_rank, const std::string& i) {
+  std::vector<std::string> xs;
+  int r = int(in.size());
+  for (int d = 0; d < r; ++d)
+    xs.push_back(in[size_t(d)] == 1 ? "0" : i + "[" + std::to_string(d + out_rank - r) + "]");
+  return xs;
+}
+
+// Row-major unflattening of a flat index `flat` over `dims`: one expression per dim.
+std::vector<std::string> unflatten(const std::string& flat, const Shape& dims) {
+  std::vector<std::string> xs(dims.size());
+  int64_t stride = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    std::string q = stride == 1 ? flat : "(" + flat + " / " + std::to_string(stride) + ")";
+    xs[d] = dims[d] == 1 ? "0" : "(" + q + " % " + std::to_string(dims[d]) + ")";
+    stride *= dims[d];
+  }
+  return xs;
+}
+
+// A double as a C++ literal that reads back exactly.
+std::string literal(double v) {
+  if (v != v) return "NAN";
+  if (v == std::numeric_limits<double>::infinity()) return "INFINITY";
+  if (v == -std::numeric_limits<double>::infinity()) return "-INFINITY";
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+class Gen {
+ public:
+  Gen(const StorageMap& storage, std::string& defs, int& counter)
+      : storage_(storage), defs_(defs), counter_(counter) {}
+
+  // Values produced inside the kernel being generated (computed, not loaded).
+  std::set<const Value*> inside;
+
+  std::string fresh(const char* prefix) { return prefix + std::to_string(counter_++); }
+
+  // The accessor of a value as stored: physical (identity mapping) or virtual.
+  Acc stored(const Value* v) {
+    auto it = storage_.virtual_values.find(v);
+    if (it != storage_.virtual_values.end()) return mapped(it->second, v->type.dtype);
+    VTC_CHECK(storage_.buffer_of.count(v)) << "value '" << v->name << "' has no storage";
+    return mapped(identity_mapping(value_base(v)), v->type.dtype);
+  }
+
+  // The accessor a kernel reads a value through: computed when produced inside the kernel.
+  Acc value(const Value* v) {
+    if (inside.count(v)) return computed(v);
+    return stored(v);
+  }
+
+  Acc mapped(const Mapping& m, DType dtype);
+  Acc computed(const Value* v);
+  Acc view(const Acc& inner, int rank, const std::vector<std::string>& index, bool keeps_last);
+  // Stores through the epilogue chain `chain` (each node consumes the previous value), after
+  // `post` (an expression of V, the accumulated value, and `extra` operands) rounded to `first`.
+  Acc storing(const Value* first, const std::string& post, const std::vector<Acc>& extra,
+              const std::vector<const Node*>& chain);
+
+  void def(const std::string& s) { defs_ += s; }
+
+ private:
+  const StorageMap& storage_;
+  std::string& defs_;
+  int& counter_;
+};
+
+Acc Gen::mapped(const Mapping& m, DType dtype) {
+  std::string name = fresh("M");
+  const char* t = cpp_storage_type(dtype);
+  int r = m.rank();
+  // Members: physical bases and load tables as pointers, virtual bases as nested accessors.
+  std::vector<const Base*> bases;
+  std::map<const Base*, std::string> member;
+  std::vector<Acc> nested;
+  std::string members, inits;
+  std::function<std::string(const Base*)> base_name = [&](const Base* b) -> std::string {
+    auto it = member.find(b);
+    if (it != member.end()) return it->second;
+    const Value* v = static_cast<const Value*>(b->key);
+    VTC_CHECK(v) << "mapping base '" << b->name << "' is not a graph value";
+    std::string mname;
+    if (storage_.virtual_values.count(v)) {
+      Acc a = stored(v);
+      mname = "a" + std::to_string(member.size());
+      members += "  " + a.type + " " + mname + ";\n";
+      inits += (inits.empty() ? "" : ", ") + a.init;
+    } else {
+      auto buf = storage_.buffer_of.find(v);
+      VTC_CHECK(buf != storage_.buffer_of.end()) << "value '" << v->name << "' has no storage";
+      mname = "p" + std::to_string(member.size());
+      std::string pt = cpp_storage_type(v->type.dtype);
+      members += "  " + pt + "* " + mname + ";\n";
+      inits += (inits.empty() ? "" : ", ") + ("static_cast<" + pt + "*>(buf[" +
+                                              std::to_string(buf->second) + "])");
+    }
+    member[b] = mname;
+    return mname;
+  };
+  EmitNames names;
+  names.base = base_name;
+  bool has_ptr = true;
+  int max_searches = 0;
+  for (const Piece& p : m.pieces) {
+    if (p.is_constant()) has_ptr = false;
+    max_searches = std::max(max_searches, int(p.searches.size()));
+  }
+  // One body per operation: the pieces in order, the first that applies decides.
+  auto body = [&](const std::string& what) {
+    std::string s;
+    for (int d = 0; d < r; ++d)
+      s += "    const long long i" + std::to_string(d) + " = i[" + std::to_string(d) + "];\n";
+    for (int k = 0; k < max_searches; ++k) s += "    long long s" + std::to_string(k) + " = -1;\n";
+    for (int k = 0; k < max_searches; ++k) s += "    (void)s" + std::to_string(k) + ";\n";
+    bool unconditional = false;
+    for (const Piece& p : m.pieces) {
+      bool whole = p.searches.empty() && p.guard == full_box(m.shape);
+      std::string stmt;
+      if (p.is_constant()) {
+        if (what == "ptr") stmt = "return nullptr;";
+        else if (what == "load") stmt = "return C(" + literal(p.value) + ");";
+        else stmt = "return;";
+      } else {
+        const Value* bv = static_cast<const Value*>(p.base->key);
+        std::string bn = base_name(p.base);
+        bool nested_base = storage_.virtual_values.count(bv) != 0;
+        std::string target;
+        if (nested_base) {
+          std::vector<std::string> xs;
+          for (const IndexExpr& e : p.index) xs.push_back(emit(e, names));
+          target = index_of(p.base->rank(), xs);
+          if (what == "ptr") stmt = "return " + bn + ".ptr(" + target + ");";
+          else if (what == "load") stmt = "return C(" + bn + ".load(" + target + "));";
+          else stmt = bn + ".store(" + target + ", v); return;";
+        } else {
+          std::string off = emit_offset(p, names);
+          if (what == "ptr") stmt = "return " + bn + " + (" + off + ");";
+          else if (what == "load") stmt = "return to_compute(" + bn + "[" + off + "]);";
+          else stmt = bn + "[" + off + "] = from_compute<T>(v); return;";
+        }
+      }
+      if (whole) {
+        s += "    " + stmt + "\n";
+        unconditional = true;
+        break;
+      }
+      s += "    if (" + emit_guard(p, names) + ") { " + stmt + " }\n";
+    }
+    if (!unconditional) {
+      if (what == "ptr") s += "    return nullptr;\n";
+      else if (what == "load") s += "    return C(0);\n";
+    }
+    return s;
+  };
+  std::string ptr_body = has_ptr ? body("ptr") : "";
+  std::string load_body = body("load");
+  std::string store_body = body("store");
+  for (const auto& [b, mname] : member)
+    if (mname[0] == 'a') has_ptr = false; // nested accessors: keep to load/store
+  int64_t contig = 1;
+  if (has_ptr && r > 0) {
+    Contiguity c = contiguity(m, int64_t(dtype_size(dtype)), kCpuCacheLineBytes);
+    int64_t last = std::max<int64_t>(m.shape.back(), 1);
+    contig = std::gcd(std::max<int64_t>(c.run, 1), last);
+  }
+  std::ostringstream os;
+  os << "struct " << name << " {\n"
+     << "  using value_type = " << t << ";\n"
+     << "  using T = " << t << ";\n"
+     << "  using C = decltype(to_compute(T{}));\n"
+     << "  static constexpr int rank = " << r << ";\n"
+     << "  static constexpr int64_t contig = " << contig << ";\n"
+     << "  static constexpr bool has_ptr = " << (has_ptr ? "true" : "false") << ";\n"
+     << members;
+  if (has_ptr) os << "  T* ptr(const Index<" << r << ">& i) const {\n" << ptr_body << "  }\n";
+  os << "  C load(const Index<" << r << ">& i) const {\n" << load_body << "  }\n"
+     << "  template <typename V> void store(const Index<" << r << ">& i, V v) const {\n"
+     << store_body << "  }\n};\n";
+  def(os.str());
+  return {name, name + "{" + inits + "}", r};
+}
+
+Acc Gen::computed(const Value* v) {
+  const Node* p = v->producer;
+  VTC_CHECK(p) << "computed value '" << v->name << "' has no producer";
+  int r = v->type.rank();
+  std::vector<Acc> ops;
+  std::vector<std::string> args;
+  for (size_t k = 0; k < p->inputs.size(); ++k) {
+    const Value* in = p->inputs[k];
+    if (!in) continue;
+    Acc a = value(in);
+    std::vector<std::string> xs = p->op == "BatchNormalization" && k > 0
+                                      ? std::vector<std::string>{"i[1]"}
+                                      : broadcast_index(in->type.shape, r, "i");
+    args.push_back("a" + std::to_string(ops.size()) + ".load(" + index_of(a.rank, xs) + ")");
+    ops.push_back(a);
+  }
+  auto e = elementwise_expr(*p, args);
+  VTC_CHECK(e) << p->describe() << ": no cpu expression";
+  std::string name = fresh("P");
+  const char* t = cpp_storage_type(v->type.dtype);
+  std::ostringstream os;
+  os << "struct " << name << " {\n"
+     << "  using value_type = " << t << ";\n"
+     << "  static constexpr int rank = " << r << ";\n"
+     << "  static constexpr int64_t contig = 1;\n"
+     << "  static constexpr bool has_ptr = false;\n";
+  std::string inits;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    os << "  " << ops[k].type << " a" << k << ";\n";
+    inits += (k ? ", " : "") + ops[k].init;
+  }
+  os << "  auto load(const Index<" << r << ">& i) const { return vtc_round<" << t << ">(" << *e
+     << "); }\n};\n";
+  def(os.str());
+  return {name, name + "{" + inits + "}", r};
+}
+
+Acc Gen::view(const Acc& inner, int rank, const std::vector<std::string>& index, bool keeps_last) {
+  std::string name = fresh("W");
+  std::ostringstream os;
+  std::string in_idx = "Index<" + std::to_string(inner.rank) + ">";
+  os << "struct " << name << " {\n"
+     << "  using I = " << inner.type << ";\n"
+     << "  using value_type = typename I::value_type;\n"
+     << "  static constexpr int rank = " << rank << ";\n"
+     << "  static constexpr int64_t contig = " << (keeps_last ? "I::contig" : "1") << ";\n"
+     << "  static constexpr bool has_ptr = I::has_ptr;\n"
+     << "  I in;\n"
+     << "  " << in_idx << " map(const Index<" << rank << ">& i) const { return " << in_idx << "{"
+     << idx_list(index) << "}; }\n"
+     << "  template <typename J = Index<" << rank
+     << ">> auto load(const J& i) const { return in.load(map(i)); }\n"
+     << "  template <typename V> void store(const Index<" << rank
+     << ">& i, V v) const { in.store(map(i), v); }\n"
+     << "  template <typename J = Index<" << rank
+     << ">> auto ptr(const J& i) const { return in.ptr(map(i)); }\n"
+     << "};\n";
+  def(os.str());
+  return {name, name + "{" + inner.init + "}", rank};
+}
+
+Acc Gen::storing(const Value* first, const std::string& post, const std::vector<Acc>& extra,
+                 const std::vector<const Node*>& chain) {
+  const Value* last = chain.empty() ? first : chain.back()->outputs[0];
+  Acc out = stored(last);
+  int r = first->type.rank();
+  std::vector<Acc> ops = extra;
+  std::map<const Value*, std::string> local{{first, "x0"}};
+  std::ostringstream body;
+  body << "    const auto x0 = vtc_round<" << cpp_storage_type(first->type.dtype) << ">(" << post
+       << ");\n";
+  for (const Node* n : chain) {
+    std::vector<std::string> args;
+    for (size_t k = 0; k < n->inputs.size(); ++k) {
+      const Value* in = n->inputs[k];
+      if (!in) continue;
+      if (local.count(in)) {
+        args.push_back(local[in]);
+        continue;
+      }
+      Acc a = value(in);
+      std::vector<std::string> xs = n->op == "BatchNormalization" && k > 0
+                                        ? std::vector<std::string>{"i[1]"}
+                                        : broadcast_index(in->type.shape, r, "i");
+      args.push_back("e" + std::to_string(ops.size()) + ".load(" + index_of(a.rank, xs) + ")");
+      ops.push_back(a);
+    }
+    auto e = elementwise_expr(*n, args);
+    VTC_CHECK(e) << n->describe() << ": no cpu expression";
+    std::string var = "x" + std::to_string(local.size());
+    local[n->outputs[0]] = var;
+    body << "    const auto " << var << " = vtc_round<"
+         << cpp_storage_type(n->outputs[0]->type.dtype) << ">(" << *e << ");\n";
+  }
+  std::string name = fresh("E");
+  std::ostringstream os;
+  os << "struct " << name << " {\n"
+     << "  using value_type = " << cpp_storage_type(first->type.dtype) << ";\n"
+     << "  static constexpr int rank = " << r << ";\n"
+     << "  static constexpr int64_t contig = 1;\n"
+     << "  static constexpr bool has_ptr = false;\n"
+     << "  " << out.type << " out;\n";
+  std::string inits = out.init;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    os << "  " << ops[k].type << " e" << k << ";\n";
+    inits += ", " + ops[k].init;
+  }
+  os << "  template <typename V> void store(const Index<" << r << ">& i, V v) const {\n"
+     << body.str() << "    out.store(i, " << local[last] << ");\n  }\n};\n";
+  def(os.str());
+  return {name, name + "{" + inits + "}", r};
+}
+
+std::string shape_array(const Shape& s) {
+  std::vector<std::string> xs;
+  for (int64_t d : s) xs.push_back(std::to_string(d));
+  return index_of(int(s.size()), xs);
+}
+
+// Pads (top, left, bottom, right) of a 2-D window op from `pads` or `auto_pad`.
+std::array<int64_t, 4> window_pads(const Node& n, const Shape& in, const Shape& out,
+                                   const std::vector<int64_t>& k, const std::vector<int64_t>& st,
+                                   const std::vector<int64_t>& dil) {
+  std::string mode = n.attr_string("auto_pad", "NOTSET");
+  if (mode == "NOTSET") {
+    auto p = n.attr_ints("pads", {0, 0, 0, 0});
+    VTC_CHECK(p.size() == 4) << n.describe() << ": expected 4 pads";
+    return {p[0], p[1], p[2], p[3]};
+  }
+  if (mode == "VALID") return {0, 0, 0, 0};
+  std::array<int64_t, 4> pads{};
+  for (int d = 0; d < 2; ++d) {
+    int64_t total = std::max<int64_t>(
+        0, (out[size_t(d + 2)] - 1) * st[size_t(d)] + (k[size_t(d)] - 1) * dil[size_t(d)] + 1 -
+               in[size_t(d + 2)]);
+    int64_t small = total / 2, big = total - small;
+    pads[size_t(d)] = mode == "SAME_UPPER" ? small : big;
+    pads[size_t(d + 2)] = mode == "SAME_UPPER" ? big : small;
+  }
+  return pads;
+}
+
+class KernelGen {
+ public:
+  KernelGen(const Kernel& k, Gen& g) : k_(k), g_(g) {
+    for (const Node* n : k.nodes)
+      for (const Value* v : n->outputs)
+        if (v) g_.inside.insert(v);
+  }
+
+  // The anchor's output accessor: its epilogue (the kernel's nodes after the anchor that
+  // depend on its value, in order) stored, or the value itself.
+  Acc output(const std::string& post = "v", const std::vector<Acc>& extra = {}) {
+    const Value* first = k_.anchor->outputs[0];
+    std::set<const Value*> derived{first};
+    std::vector<const Node*> chain;
+    auto at = std::find(k_.nodes.begin(), k_.nodes.end(), k_.anchor);
+    for (auto it = at + 1; it != k_.nodes.end(); ++it) {
+      bool depends = false;
+      for (const Value* in : (*it)->inputs) depends = depends || derived.count(in);
+      if (!depends) continue;
+      chain.push_back(*it);
+      derived.insert((*it)->outputs[0]);
+    }
+    if (chain.empty() && post == "v") return g_.stored(first);
+    return g_.storing(first, post, extra, chain);
+  }
+
+  std::optional<std::string> generate() {
+    if (!k_.anchor) return elementwise();
+    const Node& a = *k_.anchor;
+    for (size_t i = 1; i < a.outputs.size(); ++i)
+      if (a.outputs[i] && (!a.outputs[i]->users.empty() || a.outputs[i]->is_graph_output))
+        return std::nullopt; // extra outputs (indices, statistics): reference only
+    if (a.op == "MatMul") return matmul(a);
+    if (a.op == "Gemm") return gemm(a);
+    if (a.op == "Conv") return conv(a);
+    if (a.op == "MaxPool" || a.op == "AveragePool") return pool(a);
+    if (a.op == "GlobalAveragePool" || a.op == "GlobalMaxPool") return global_pool(a);
+    if (a.op == "Softmax" || a.op == "LogSoftmax") return softmax(a);
+    if (a.op == "LayerNormalization") return layer_norm(a);
+    if (a.op.rfind("Reduce", 0) == 0) return reduce(a);
+    return std::nullopt;
+  }
+
+ private:
+  std::string elementwise() {
+    std::string s;
+    for (const Value* o : k_.outputs) {
+      Acc in = g_.computed(o);
+      Acc out = g_.stored(o);
+      s += "  copy(" + out.init + ", " + shape_array(o->type.shape) + ", " + in.init + ");\n";
+    }
+    return s;
+  }
+
+  std::string matmul(const Node& n) {
+    const Shape& sa = n.inputs[0]->type.shape;
+    const Shape& sb = n.inputs[1]->type.shape;
+    const Shape& so = n.outputs[0]->type.shape;
+    int ra = int(sa.size()), rb = int(sb.size());
+    int64_t M = ra == 1 ? 1 : sa[size_t(ra - 2)], K = sa.back(), N = rb == 1 ? 1 : sb.back();
+    int nb = int(so.size()) - (ra > 1 ? 1 : 0) - (rb > 1 ? 1 : 0);
+    Shape batch_dims(so.begin(), so.begin() + nb);
+    int64_t batch = shape_numel(batch_dims);
+    std::vector<std::string> ob = unflatten("i[0]", batch_dims);
+    auto batch_index = [&](const Shape& s, int r) {
+      std::vector<std::string> xs;
+      for (int d = 0; d < r - 2; ++d)
+        xs.push_back(s[size_t(d)] == 1 ? "0" : ob[size_t(d + nb - (r - 2))]);
+      return xs;
+    };
+    std::vector<std::string> ia = ra == 1 ? std::vector<std::string>{"i[2]"}
+                                          : batch_index(sa, ra);
+    if (ra > 1) ia.insert(ia.end(), {"i[1]", "i[2]"});
+    std::vector<std::string> ib = rb == 1 ? std::vector<std::string>{"i[1]"}
+                                          : batch_index(sb, rb);
+    if (rb > 1) ib.insert(ib.end(), {"i[1]", "i[2]"});
+    std::vector<std::string> ic(ob.begin(), ob.end());
+    if (ra > 1) ic.push_back("i[1]");
+    if (rb > 1) ic.push_back("i[2]");
+    Acc A = g_.view(g_.value(n.inputs[0]), 3, ia, true);
+    Acc B = g_.view(g_.value(n.inputs[1]), 3, ib, rb > 1);
+    Acc Cv = g_.view(output(), 3, ic, rb > 1);
+    return "  gemm(" + Cv.init + ", " + A.init + ", " + B.init + ", " + std::to_string(batch) +
+           ", " + std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K) + ");\n";
+  }
+
+  std::string gemm(const Node& n) {
+    bool ta = n.attr_int("transA", 0), tb = n.attr_int("transB", 0);
+    const Shape& sa = n.inputs[0]->type.shape;
+    const Shape& sb = n.inputs[1]->type.shape;
+    int64_t M = ta ? sa[1] : sa[0], K = ta ? sa[0] : sa[1], N = tb ? sb[0] : sb[1];
+    double alpha = n.attr_float("alpha", 1.0f), beta = n.attr_float("beta", 1.0f);
+    std::string post = alpha == 1.0 ? "v" : "(v * " + std::to_string(alpha) + ")";
+    std::vector<Acc> extra;
+    if (n.input(2) && beta != 0) {
+      Acc c = g_.value(n.inputs[2]);
+      std::string load = "e0.load(" +
+                         index_of(c.rank, broadcast_index(n.inputs[2]->type.shape, 2, "i")) + ")";
+      post = "(" + post + " + " + (beta == 1.0 ? load : std::to_string(beta) + " * " + load) +
+             ")";
+      extra.push_back(c);
+    }
+    Acc A = g_.view(g_.value(n.inputs[0]), 3,
+                    ta ? std::vector<std::string>{"i[2]", "i[1]"}
+                       : std::vector<std::string>{"i[1]", "i[2]"},
+                    !ta);
+    Acc B = g_.view(g_.value(n.inputs[1]), 3,
+                    tb ? std::vector<std::string>{"i[2]", "i[1]"}
+                       : std::vector<std::string>{"i[1]", "i[2]"},
+                    !tb);
+    Acc Cv = g_.view(output(post, extra), 3, {"i[1]", "i[2]"}, true);
+    return "  gemm(" + Cv.init + ", " + A.init + ", " + B.init + ", 1, " + std::to_string(M) +
+           ", " + std::to_string(N) + ", " + std::to_string(K) + ");\n";
+  }
+
+  std::optional<std::string> conv(const Node& n) {
+    const Shape& sx = n.inputs[0]->type.shape;
+    const Shape& sw = n.inputs[1]->type.shape;
+    const Shape& so = n.outputs[0]->type.shape;
+    if (sx.size() != 4) return std::nullopt;
+    auto st = n.attr_ints("strides", {1, 1}), dil = n.attr_ints("dilations", {1, 1});
+    auto pads = window_pads(n, sx, so, {sw[2], sw[3]}, st, dil);
+    std::ostringstream shape;
+    shape << "Conv2dShape{" << sx[0] << ", " << sx[1] << ", " << sx[2] << ", " << sx[3] << ", "
+          << so[1] << ", " << so[2] << ", " << so[3] << ", " << sw[2] << ", " << sw[3] << ", "
+          << n.attr_int("group", 1) << ", " << st[0] << ", " << st[1] << ", " << dil[0] << ", "
+          << dil[1] << ", " << pads[0] << ", " << pads[1] << "}";
+    std::string post = "v";
+    std::vector<Acc> extra;
+    if (n.input(2)) {
+      extra.push_back(g_.value(n.inputs[2]));
+      post = "(v + e0.load(Index<1>{i[1]}))";
+    }
+    Acc out = output(post, extra);
+    return "  conv2d(" + out.init + ", " + g_.value(n.inputs[0]).init + ", " +
+           g_.value(n.inputs[1]).init + ", " + shape.str() + ");\n";
+  }
+
+  std::optional<std::string> pool(const Node& n) {
+    const Shape& sx = n.inputs[0]->type.shape;
+    const Shape& so = n.outputs[0]->type.shape;
+    if (sx.size() != 4 || n.attr_int("ceil_mode", 0) != 0) return std::nullopt;
+    auto k = n.attr_ints("kernel_shape"), st = n.attr_ints("strides", {1, 1}),
+         dil = n.attr_ints("dilations", {1, 1});
+    if (k.size() != 2) return std::nullopt;
+    auto pads = window_pads(n, sx, so, k, st, dil);
+    std::ostringstream shape;
+    shape << "Pool2dShape{" << sx[0] << ", " << sx[1] << ", " << sx[2] << ", " << sx[3] << ", "
+          << so[2] << ", " << so[3] << ", " << k[0] << ", " << k[1] << ", " << st[0] << ", "
+          << st[1] << ", " << dil[0] << ", " << dil[1] << ", " << pads[0] << ", " << pads[1]
+          << ", " << pads[2] << ", " << pads[3] << "}";
+    std::string in = g_.value(n.inputs[0]).init, out = output().init;
+    if (n.op == "MaxPool") return "  max_pool2d(" + out + ", " + in + ", " + shape.str() + ");\n";
+    return "  avg_pool2d(" + out + ", " + in + ", " + shape.str() + ", " +
+           (n.attr_int("count_include_pad", 0) ? "true" : "false") + ");\n";
+  }
+
+  std::optional<std::string> global_pool(const Node& n) {
+    const Shape& sx = n.inputs[0]->type.shape;
+    if (sx.size() != 4) return std::nullopt;
+    std::string f = n.op == "GlobalAveragePool" ? "global_avg_pool2d" : "global_max_pool2d";
+    return "  " + f + "(" + output().init + ", " + g_.value(n.inputs[0]).init + ", " +
+           std::to_string(sx[0]) + ", " + std::to_string(sx[1]) + ", " + std::to_string(sx[2]) +
+           ", " + std::to_string(sx[3]) + ");\n";
+  }
+
+  // A rank-2 view [rows, d] of `shape`: `d` over the dims in `inner` (in order), rows over the
+  // others (in order); returns the index expressions of the original for (i[0], i[1]).
+  static std::vector<std::string> rows_view(const Shape& shape, const std::vector<int>& inner) {
+    Shape outer_dims, inner_dims;
+    std::vector<int> outer;
+    for (int d = 0; d < int(shape.size()); ++d)
+      if (std::find(inner.begin(), inner.end(), d) == inner.end()) {
+        outer.push_back(d);
+        outer_dims.push_back(shape[size_t(d)]);
+      }
+    for (int d : inner) inner_dims.push_back(shape[size_t(d)]);
+    auto ro = unflatten("i[0]", outer_dims), ri = unflatten("i[1]", inner_dims);
+    std::vector<std::string> xs(shape.size());
+    for (size_t k = 0; k < outer.size(); ++k) xs[size_t(outer[k])] = ro[k];
+    for (size_t k = 0; k < inner.size(); ++k) xs[size_t(inner[k])] = ri[k];
+    return xs;
+  }
+
+  static bool is_trailing(const std::vector<int>& axes, int rank) {
+    for (size_t k = 0; k < axes.size(); ++k)
+      if (axes[k] != rank - int(axes.size()) + int(k)) return false;
+    return true;
+  }
+
+  std::optional<std::string> softmax(const Node& n) {
+    const Shape& s = n.inputs[0]->type.shape;
+    int r = int(s.size());
+    if (r == 0) return std::nullopt;
+    int axis = int(normalize_axis(n, n.attr_int("axis", -1), r));
+    int64_t d = s[size_t(axis)], rows = shape_numel(s) / std::max<int64_t>(d, 1);
+    auto xs = rows_view(s, {axis});
+    Acc X = g_.view(g_.value(n.inputs[0]), 2, xs, axis == r - 1);
+    Acc Y = g_.view(output(), 2, xs, axis == r - 1);
+    std::string f = n.op == "Softmax" ? "softmax" : "log_softmax";
+    return "  " + f + "(" + Y.init + ", " + X.init + ", " + std::to_string(rows) + ", " +
+           std::to_string(d) + ");\n";
+  }
+
+  std::optional<std::string> layer_norm(const Node& n) {
+    const Shape& s = n.inputs[0]->type.shape;
+    int r = int(s.size());
+    int axis = int(normalize_axis(n, n.attr_int("axis", -1), r));
+    std::vector<int> inner;
+    for (int d = axis; d < r; ++d) inner.push_back(d);
+    Shape inner_dims(s.begin() + axis, s.end());
+    int64_t d = shape_numel(inner_dims), rows = shape_numel(s) / std::max<int64_t>(d, 1);
+    auto xs = rows_view(s, inner);
+    Acc X = g_.view(g_.value(n.inputs[0]), 2, xs, true);
+    Acc Y = g_.view(output(), 2, xs, true);
+    auto param = [&](const Value* p) {
+      auto ji = unflatten("i[0]", inner_dims);
+      std::vector<std::string> idx;
+      int pr = p->type.rank();
+      for (int k = 0; k < pr; ++k)
+        idx.push_back(p->type.shape[size_t(k)] == 1 ? "0" : ji[size_t(k + int(ji.size()) - pr)]);
+      return g_.view(g_.value(p), 1, idx, true);
+    };
+    std::string call = "  layer_norm(" + Y.init + ", " + X.init + ", " + std::to_string(rows) +
+                       ", " + std::to_string(d) + ", " +
+                       std::to_string(n.attr_float("epsilon", 1e-5f)) + ", " +
+                       param(n.inputs[1]).init;
+    if (n.input(2)) call += ", " + param(n.inputs[2]).init;
+    return call + ");\n";
+  }
+
+  std::optional<std::string> reduce(const Node& n) {
+    static const std::map<std::string, std::string> kinds = {
+        {"ReduceSum", "Sum"},   {"ReduceMean", "Mean"},       {"ReduceMax", "Max"},
+        {"ReduceMin", "Min"},   {"ReduceProd", "Prod"},       {"ReduceSumSquare", "SumSquare"},
+        {"ReduceL1", "L1"},     {"ReduceL2", "L2"},           {"ReduceLogSum", "LogSum"},
+        {"ReduceLogSumExp", "LogSumExp"}};
+    auto kind = kinds.find(n.op);
+    if (kind == kinds.end()) return std::nullopt;
+    const Shape& s = n.inputs[0]->type.shape;
+    int r = int(s.size());
+    std::vector<int64_t> axes = n.attr_ints("axes");
+    if (!n.has_attr("axes") && n.input(1)) {
+      if (!n.inputs[1]->constant) return std::nullopt;
+      axes = n.inputs[1]->constant->to_i64_vector();
+    }
+    if (axes.empty() && n.attr_int("noop_with_empty_axes", 0)) return std::nullopt;
+    std::vector<int> red;
+    if (axes.empty())
+      for (int d = 0; d < r; ++d) red.push_back(d);
+    for (int64_t a : axes) red.push_back(int(normalize_axis(n, a, r)));
+    std::sort(red.begin(), red.end());
+    red.erase(std::unique(red.begin(), red.end()), red.end());
+    int64_t reduced = 1;
+    for (int d : red) reduced *= s[size_t(d)];
+    int64_t outer = shape_numel(s) / std::max<int64_t>(reduced, 1);
+    auto xs = rows_view(s, red);
+    Acc X = g_.view(g_.value(n.inputs[0]), 2, xs, is_trailing(red, r));
+    // Output index from the outer coordinate: kept dims unflattened, reduced dims 0 (keepdims).
+    Shape kept_dims;
+    for (int d = 0; d < r; ++d)
+      if (!std::binary_search(red.begin(), red.end(), d)) kept_dims.push_back(s[size_t(d)]);
+    auto ko = unflatten("i[0]", kept_dims);
+    std::vector<std::string> oi;
+    bool keep = n.attr_int("keepdims", 1) != 0;
+    for (int d = 0, k = 0; d < r; ++d) {
+      if (std::binary_search(red.begin(), red.end(), d)) {
+        if (keep) oi.push_back("0");
+      } else {
+        oi.push_back(ko[size_t(k++)]);
+      }
+    }
+    Acc Y = g_.view(output(), 1, oi, false);
+    return "  reduce<ReduceKind::" + kind->second + ">(" + Y.init + ", " + X.init + ", " +
+           std::to_string(outer) + ", " + std::to_string(reduced) + ");\n";
+  }
+
+  const Kernel& k_;
+  Gen& g_;
+};
+
+} // namespace
+
+std::optional<std::string> generate_kernel(const Kernel& k, const StorageMap& storage,
+                                           std::string& defs, int& counter) {
+  for (const Node* n : k.nodes)
+    if (n != k.anchor) {
+      std::vector<std::string> probe(n->inputs.size(), "x");
+      if (!is_fusible_elementwise(*n) || !elementwise_expr(*n, probe)) return std::nullopt;
+    }
+  std::string local_defs;
+  int local_counter = counter;
+  Gen g(storage, local_defs, local_counter);
+  KernelGen kg(k, g);
+  auto body = kg.generate();
+  if (!body) return std::nullopt;
+  defs += local_defs;
+  counter = local_counter;
+  return body;
+}
+
+std::string generate_copy(const Node& n, const StorageMap& storage, std::string& defs,
+                          int& counter) {
+  Gen g(storage, defs, counter);
+  std::string s;
+  if (n.op == "ScatterND" || n.op == "ScatterElements" || n.op == "Scatter") {
+    if (n.attr_string("reduction", "none") != "none")
+      VTC_UNSUPPORTED() << n.describe() << ": reductions run on the reference interpreter";
+    const Value* out = n.outputs[0];
+    const Value* data = n.inputs[0];
+    RuleResult w = write_side(n);
+    VTC_CHECK(w.ok() && w.mappings.size() > 2 && w.mappings[2])
+        << n.describe() << ": no write mapping for the updates: " << w.reason;
+    Acc o = g.stored(out), d = g.stored(data);
+    auto bo = storage.buffer_of.find(out), bd = storage.buffer_of.find(data);
+    std::string copy = "  copy(" + o.init + ", " + shape_array(out->type.shape) + ", " + d.init +
+                       ");\n";
+    if (bo != storage.buffer_of.end() && bd != storage.buffer_of.end())
+      s += "  if (buf[" + std::to_string(bo->second) + "] != buf[" + std::to_string(bd->second) +
+           "])\n  " + copy;
+    else
+      s += copy;
+    Acc target = g.mapped(*w.mappings[2], out->type.dtype);
+    s += "  copy(" + target.init + ", " + shape_array(n.inputs[2]->type.shape) + ", " +
+         g.stored(n.inputs[2]).init + ");\n";
+    return s;
+  }
+  RuleResult r = read_side(n);
+  VTC_CHECK(r.ok()) << n.describe() << ": no read mapping: " << r.reason;
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const Value* out = n.outputs[k];
+    if (!out || !r.mappings[k]) continue;
+    Acc in = g.mapped(*r.mappings[k], out->type.dtype);
+    s += "  copy(" + g.stored(out).init + ", " + shape_array(out->type.shape) + ", " + in.init +
+         ");\n";
+  }
+  return s;
+}
+
+} // namespace vtc

@@ -1,0 +1,34 @@
+// C++ code generation for the cpu target: for each step of a lowered program, accessor
+// structs emitted from the mappings of its operands (physical tensors are identity mappings,
+// so every stride is a compile-time constant), fused prologues as computed accessors,
+// epilogues as storing accessors, and a call of a kernel template from kernels/cpu.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "mapping/mapping.h"
+#include "passes/kernel_graph.h"
+
+namespace vtc {
+
+// What the code generator needs to know about storage: each physical value's buffer id, and
+// each virtual value's mapping onto physical values.
+struct StorageMap {
+  std::map<const Value*, int> buffer_of;
+  std::map<const Value*, Mapping> virtual_values;
+};
+
+// The body of `extern "C" void <entry>(void* const* buf)` for a kernel, or nullopt when a
+// node of the kernel has no cpu code (the step then runs on the reference interpreter).
+// `defs` receives the struct definitions the body uses.
+std::optional<std::string> generate_kernel(const Kernel& k, const StorageMap& storage,
+                                           std::string& defs, int& counter);
+// The body for a data-movement node that stays a copy (all its outputs physical).
+std::string generate_copy(const Node& n, const StorageMap& storage, std::string& defs,
+                          int& counter);
+
+} // namespace vtc

@@ -1,0 +1,24 @@
+// C++ expressions for the elementwise ops a fused kernel computes in its prologues and
+// epilogues, over operand expressions already converted to compute values (float, double
+// for f64, int64 for integers and bool). The helpers they call are in kPreamble, which
+// every generated translation unit starts with.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace vtc {
+
+// The storage type name of a dtype in generated code ("float", "vtc::kernels::half", ...).
+const char* cpp_storage_type(DType t);
+
+// The expression computing `node`'s output from `args` (one per present input, in order),
+// or nullopt when the CPU code generator has no expression for this op or attribute.
+std::optional<std::string> elementwise_expr(const Node& node, const std::vector<std::string>& args);
+
+extern const char* const kPreamble;
+
+} // namespace vtc

@@ -1,0 +1,33 @@
+// Lowering: from a fused KernelGraph and a storage decision (which values are virtual, and
+// through which mapping onto physical values) to a Program for the cpu target — buffers for
+// physical values only, one step per kernel or remaining copy, and the generated C++.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "mapping/mapping.h"
+#include "lower/program.h"
+#include "passes/kernel_graph.h"
+
+namespace vtc {
+
+struct StorageDecision {
+  std::string strategy = "none";
+  // Virtual values and their mappings onto physical values (bases are value_base(Value*)).
+  std::map<const Value*, Mapping> virtual_values;
+  // Data-movement nodes that no longer run.
+  std::set<const Node*> eliminated;
+};
+
+struct LowerOptions {
+  // Graph inputs the caller donates: their buffers may be reused for the graph output that
+  // updates them in place (a ScatterND/ScatterElements of the input that is a graph output).
+  std::set<std::string> donated;
+};
+
+Program lower_program(const Graph& g, const KernelGraph& kg, const StorageDecision& decision,
+                      const LowerOptions& options);
+
+} // namespace vtc

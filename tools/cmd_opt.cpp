@@ -22,10 +22,14 @@ struct OptArgs {
 
 const char* role_name(BufferRole r) {
   switch (r) {
-  case BufferRole::input: return "input";
-  case BufferRole::output: return "output";
-  case BufferRole::constant: return "constant";
-  case BufferRole::intermediate: return "intermediate";
+  case BufferRole::input:
+    return "input";
+  case BufferRole::output:
+    return "output";
+  case BufferRole::constant:
+    return "constant";
+  case BufferRole::intermediate:
+    return "intermediate";
   }
   return "?";
 }
@@ -39,8 +43,10 @@ std::string print_program(const Program& p) {
   }
   for (const StepInfo& st : p.steps) {
     std::string reads, writes;
-    for (int r : st.reads) reads += (reads.empty() ? "" : ",") + std::to_string(r);
-    for (int w : st.writes) writes += (writes.empty() ? "" : ",") + std::to_string(w);
+    for (int r : st.reads)
+      reads += (reads.empty() ? "" : ",") + std::to_string(r);
+    for (int w : st.writes)
+      writes += (writes.empty() ? "" : ",") + std::to_string(w);
     s += fmt::format("  step {} reads [{}] writes [{}]{}\n", st.name, reads, writes,
                      st.fallback.empty() ? "" : " (reference interpreter)");
   }

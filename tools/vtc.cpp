@@ -14,7 +14,10 @@ int main(int argc, char** argv) {
   vtc::cli::add_run_command(app, exit_code);
   vtc::cli::add_info_command(app, exit_code);
   vtc::cli::add_conformance_command(app, exit_code);
+  vtc::cli::add_bench_command(app, exit_code);
+  vtc::cli::add_check_command(app, exit_code);
   vtc::cli::add_opt_command(app, exit_code);
+  vtc::cli::add_explain_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -33,7 +33,8 @@ struct Acc {
 
 std::string idx_list(const std::vector<std::string>& xs) {
   std::string s;
-  for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + xs[i];
+  for (size_t i = 0; i < xs.size(); ++i)
+    s += (i ? ", " : "") + xs[i];
   return s;
 }
 
@@ -75,7 +76,7 @@ std::string literal(double v) {
 }
 
 class Gen {
- public:
+public:
   Gen(const StorageMap& storage, std::string& defs, int& counter)
       : storage_(storage), defs_(defs), counter_(counter) {}
 
@@ -108,7 +109,7 @@ class Gen {
 
   void def(const std::string& s) { defs_ += s; }
 
- private:
+private:
   const StorageMap& storage_;
   std::string& defs_;
   int& counter_;
@@ -140,8 +141,8 @@ Acc Gen::mapped(const Mapping& m, DType dtype) {
       mname = "p" + std::to_string(member.size());
       std::string pt = cpp_storage_type(v->type.dtype);
       members += "  " + pt + "* " + mname + ";\n";
-      inits += (inits.empty() ? "" : ", ") + ("static_cast<" + pt + "*>(buf[" +
-                                              std::to_string(buf->second) + "])");
+      inits += (inits.empty() ? "" : ", ") +
+               ("static_cast<" + pt + "*>(buf[" + std::to_string(buf->second) + "])");
     }
     member[b] = mname;
     return mname;
@@ -159,16 +160,21 @@ Acc Gen::mapped(const Mapping& m, DType dtype) {
     std::string s;
     for (int d = 0; d < r; ++d)
       s += "    const long long i" + std::to_string(d) + " = i[" + std::to_string(d) + "];\n";
-    for (int k = 0; k < max_searches; ++k) s += "    long long s" + std::to_string(k) + " = -1;\n";
-    for (int k = 0; k < max_searches; ++k) s += "    (void)s" + std::to_string(k) + ";\n";
+    for (int k = 0; k < max_searches; ++k)
+      s += "    long long s" + std::to_string(k) + " = -1;\n";
+    for (int k = 0; k < max_searches; ++k)
+      s += "    (void)s" + std::to_string(k) + ";\n";
     bool unconditional = false;
     for (const Piece& p : m.pieces) {
       bool whole = p.searches.empty() && p.guard == full_box(m.shape);
       std::string stmt;
       if (p.is_constant()) {
-        if (what == "ptr") stmt = "return nullptr;";
-        else if (what == "load") stmt = "return C(" + literal(p.value) + ");";
-        else stmt = "return;";
+        if (what == "ptr")
+          stmt = "return nullptr;";
+        else if (what == "load")
+          stmt = "return C(" + literal(p.value) + ");";
+        else
+          stmt = "return;";
       } else {
         const Value* bv = static_cast<const Value*>(p.base->key);
         std::string bn = base_name(p.base);
@@ -176,16 +182,23 @@ Acc Gen::mapped(const Mapping& m, DType dtype) {
         std::string target;
         if (nested_base) {
           std::vector<std::string> xs;
-          for (const IndexExpr& e : p.index) xs.push_back(emit(e, names));
+          for (const IndexExpr& e : p.index)
+            xs.push_back(emit(e, names));
           target = index_of(p.base->rank(), xs);
-          if (what == "ptr") stmt = "return " + bn + ".ptr(" + target + ");";
-          else if (what == "load") stmt = "return C(" + bn + ".load(" + target + "));";
-          else stmt = bn + ".store(" + target + ", v); return;";
+          if (what == "ptr")
+            stmt = "return " + bn + ".ptr(" + target + ");";
+          else if (what == "load")
+            stmt = "return C(" + bn + ".load(" + target + "));";
+          else
+            stmt = bn + ".store(" + target + ", v); return;";
         } else {
           std::string off = emit_offset(p, names);
-          if (what == "ptr") stmt = "return " + bn + " + (" + off + ");";
-          else if (what == "load") stmt = "return to_compute(" + bn + "[" + off + "]);";
-          else stmt = bn + "[" + off + "] = from_compute<T>(v); return;";
+          if (what == "ptr")
+            stmt = "return " + bn + " + (" + off + ");";
+          else if (what == "load")
+            stmt = "return to_compute(" + bn + "[" + off + "]);";
+          else
+            stmt = bn + "[" + off + "] = from_compute<T>(v); return;";
         }
       }
       if (whole) {
@@ -196,8 +209,10 @@ Acc Gen::mapped(const Mapping& m, DType dtype) {
       s += "    if (" + emit_guard(p, names) + ") { " + stmt + " }\n";
     }
     if (!unconditional) {
-      if (what == "ptr") s += "    return nullptr;\n";
-      else if (what == "load") s += "    return C(0);\n";
+      if (what == "ptr")
+        s += "    return nullptr;\n";
+      else if (what == "load")
+        s += "    return C(0);\n";
     }
     return s;
   };
@@ -222,7 +237,8 @@ Acc Gen::mapped(const Mapping& m, DType dtype) {
      << "  static constexpr bool has_ptr = " << (has_ptr ? "true" : "false") << ";\n"
      << members;
   if (has_ptr) os << "  T* ptr(const Index<" << r << ">& i) const {\n" << ptr_body << "  }\n";
-  os << "  C load(const Index<" << r << ">& i) const {\n" << load_body << "  }\n"
+  os << "  C load(const Index<" << r << ">& i) const {\n"
+     << load_body << "  }\n"
      << "  template <typename V> void store(const Index<" << r << ">& i, V v) const {\n"
      << store_body << "  }\n};\n";
   def(os.str());
@@ -267,11 +283,12 @@ Acc Gen::computed(const Value* v) {
 }
 
 Acc Gen::view(const Acc& inner, int rank, const std::vector<std::string>& index, bool keeps_last) {
+  // A class template over the inner accessor, so that only the members a kernel uses (load,
+  // store, ptr) are instantiated.
   std::string name = fresh("W");
   std::ostringstream os;
   std::string in_idx = "Index<" + std::to_string(inner.rank) + ">";
-  os << "struct " << name << " {\n"
-     << "  using I = " << inner.type << ";\n"
+  os << "template <typename I> struct " << name << " {\n"
      << "  using value_type = typename I::value_type;\n"
      << "  static constexpr int rank = " << rank << ";\n"
      << "  static constexpr int64_t contig = " << (keeps_last ? "I::contig" : "1") << ";\n"
@@ -279,15 +296,14 @@ Acc Gen::view(const Acc& inner, int rank, const std::vector<std::string>& index,
      << "  I in;\n"
      << "  " << in_idx << " map(const Index<" << rank << ">& i) const { return " << in_idx << "{"
      << idx_list(index) << "}; }\n"
-     << "  template <typename J = Index<" << rank
-     << ">> auto load(const J& i) const { return in.load(map(i)); }\n"
+     << "  auto load(const Index<" << rank << ">& i) const { return in.load(map(i)); }\n"
      << "  template <typename V> void store(const Index<" << rank
      << ">& i, V v) const { in.store(map(i), v); }\n"
-     << "  template <typename J = Index<" << rank
-     << ">> auto ptr(const J& i) const { return in.ptr(map(i)); }\n"
+     << "  auto ptr(const Index<" << rank << ">& i) const { return in.ptr(map(i)); }\n"
      << "};\n";
   def(os.str());
-  return {name, name + "{" + inner.init + "}", rank};
+  std::string type = name + "<" + inner.type + ">";
+  return {type, type + "{" + inner.init + "}", rank};
 }
 
 Acc Gen::storing(const Value* first, const std::string& post, const std::vector<Acc>& extra,
@@ -344,7 +360,8 @@ Acc Gen::storing(const Value* first, const std::string& post, const std::vector<
 
 std::string shape_array(const Shape& s) {
   std::vector<std::string> xs;
-  for (int64_t d : s) xs.push_back(std::to_string(d));
+  for (int64_t d : s)
+    xs.push_back(std::to_string(d));
   return index_of(int(s.size()), xs);
 }
 
@@ -361,9 +378,9 @@ std::array<int64_t, 4> window_pads(const Node& n, const Shape& in, const Shape& 
   if (mode == "VALID") return {0, 0, 0, 0};
   std::array<int64_t, 4> pads{};
   for (int d = 0; d < 2; ++d) {
-    int64_t total = std::max<int64_t>(
-        0, (out[size_t(d + 2)] - 1) * st[size_t(d)] + (k[size_t(d)] - 1) * dil[size_t(d)] + 1 -
-               in[size_t(d + 2)]);
+    int64_t total =
+        std::max<int64_t>(0, (out[size_t(d + 2)] - 1) * st[size_t(d)] +
+                                 (k[size_t(d)] - 1) * dil[size_t(d)] + 1 - in[size_t(d + 2)]);
     int64_t small = total / 2, big = total - small;
     pads[size_t(d)] = mode == "SAME_UPPER" ? small : big;
     pads[size_t(d + 2)] = mode == "SAME_UPPER" ? big : small;
@@ -372,7 +389,7 @@ std::array<int64_t, 4> window_pads(const Node& n, const Shape& in, const Shape& 
 }
 
 class KernelGen {
- public:
+public:
   KernelGen(const Kernel& k, Gen& g) : k_(k), g_(g) {
     for (const Node* n : k.nodes)
       for (const Value* v : n->outputs)
@@ -388,7 +405,8 @@ class KernelGen {
     auto at = std::find(k_.nodes.begin(), k_.nodes.end(), k_.anchor);
     for (auto it = at + 1; it != k_.nodes.end(); ++it) {
       bool depends = false;
-      for (const Value* in : (*it)->inputs) depends = depends || derived.count(in);
+      for (const Value* in : (*it)->inputs)
+        depends = depends || derived.count(in);
       if (!depends) continue;
       chain.push_back(*it);
       derived.insert((*it)->outputs[0]);
@@ -414,7 +432,7 @@ class KernelGen {
     return std::nullopt;
   }
 
- private:
+private:
   std::string elementwise() {
     std::string s;
     for (const Value* o : k_.outputs) {
@@ -441,11 +459,9 @@ class KernelGen {
         xs.push_back(s[size_t(d)] == 1 ? "0" : ob[size_t(d + nb - (r - 2))]);
       return xs;
     };
-    std::vector<std::string> ia = ra == 1 ? std::vector<std::string>{"i[2]"}
-                                          : batch_index(sa, ra);
+    std::vector<std::string> ia = ra == 1 ? std::vector<std::string>{"i[2]"} : batch_index(sa, ra);
     if (ra > 1) ia.insert(ia.end(), {"i[1]", "i[2]"});
-    std::vector<std::string> ib = rb == 1 ? std::vector<std::string>{"i[1]"}
-                                          : batch_index(sb, rb);
+    std::vector<std::string> ib = rb == 1 ? std::vector<std::string>{"i[1]"} : batch_index(sb, rb);
     if (rb > 1) ib.insert(ib.end(), {"i[1]", "i[2]"});
     std::vector<std::string> ic(ob.begin(), ob.end());
     if (ra > 1) ic.push_back("i[1]");
@@ -467,10 +483,9 @@ class KernelGen {
     std::vector<Acc> extra;
     if (n.input(2) && beta != 0) {
       Acc c = g_.value(n.inputs[2]);
-      std::string load = "e0.load(" +
-                         index_of(c.rank, broadcast_index(n.inputs[2]->type.shape, 2, "i")) + ")";
-      post = "(" + post + " + " + (beta == 1.0 ? load : std::to_string(beta) + " * " + load) +
-             ")";
+      std::string load =
+          "e0.load(" + index_of(c.rank, broadcast_index(n.inputs[2]->type.shape, 2, "i")) + ")";
+      post = "(" + post + " + " + (beta == 1.0 ? load : std::to_string(beta) + " * " + load) + ")";
       extra.push_back(c);
     }
     Acc A = g_.view(g_.value(n.inputs[0]), 3,
@@ -520,8 +535,8 @@ class KernelGen {
     std::ostringstream shape;
     shape << "Pool2dShape{" << sx[0] << ", " << sx[1] << ", " << sx[2] << ", " << sx[3] << ", "
           << so[2] << ", " << so[3] << ", " << k[0] << ", " << k[1] << ", " << st[0] << ", "
-          << st[1] << ", " << dil[0] << ", " << dil[1] << ", " << pads[0] << ", " << pads[1]
-          << ", " << pads[2] << ", " << pads[3] << "}";
+          << st[1] << ", " << dil[0] << ", " << dil[1] << ", " << pads[0] << ", " << pads[1] << ", "
+          << pads[2] << ", " << pads[3] << "}";
     std::string in = g_.value(n.inputs[0]).init, out = output().init;
     if (n.op == "MaxPool") return "  max_pool2d(" + out + ", " + in + ", " + shape.str() + ");\n";
     return "  avg_pool2d(" + out + ", " + in + ", " + shape.str() + ", " +
@@ -547,11 +562,14 @@ class KernelGen {
         outer.push_back(d);
         outer_dims.push_back(shape[size_t(d)]);
       }
-    for (int d : inner) inner_dims.push_back(shape[size_t(d)]);
+    for (int d : inner)
+      inner_dims.push_back(shape[size_t(d)]);
     auto ro = unflatten("i[0]", outer_dims), ri = unflatten("i[1]", inner_dims);
     std::vector<std::string> xs(shape.size());
-    for (size_t k = 0; k < outer.size(); ++k) xs[size_t(outer[k])] = ro[k];
-    for (size_t k = 0; k < inner.size(); ++k) xs[size_t(inner[k])] = ri[k];
+    for (size_t k = 0; k < outer.size(); ++k)
+      xs[size_t(outer[k])] = ro[k];
+    for (size_t k = 0; k < inner.size(); ++k)
+      xs[size_t(inner[k])] = ri[k];
     return xs;
   }
 
@@ -580,7 +598,8 @@ class KernelGen {
     int r = int(s.size());
     int axis = int(normalize_axis(n, n.attr_int("axis", -1), r));
     std::vector<int> inner;
-    for (int d = axis; d < r; ++d) inner.push_back(d);
+    for (int d = axis; d < r; ++d)
+      inner.push_back(d);
     Shape inner_dims(s.begin() + axis, s.end());
     int64_t d = shape_numel(inner_dims), rows = shape_numel(s) / std::max<int64_t>(d, 1);
     auto xs = rows_view(s, inner);
@@ -604,10 +623,11 @@ class KernelGen {
 
   std::optional<std::string> reduce(const Node& n) {
     static const std::map<std::string, std::string> kinds = {
-        {"ReduceSum", "Sum"},   {"ReduceMean", "Mean"},       {"ReduceMax", "Max"},
-        {"ReduceMin", "Min"},   {"ReduceProd", "Prod"},       {"ReduceSumSquare", "SumSquare"},
-        {"ReduceL1", "L1"},     {"ReduceL2", "L2"},           {"ReduceLogSum", "LogSum"},
-        {"ReduceLogSumExp", "LogSumExp"}};
+        {"ReduceSum", "Sum"},       {"ReduceMean", "Mean"},
+        {"ReduceMax", "Max"},       {"ReduceMin", "Min"},
+        {"ReduceProd", "Prod"},     {"ReduceSumSquare", "SumSquare"},
+        {"ReduceL1", "L1"},         {"ReduceL2", "L2"},
+        {"ReduceLogSum", "LogSum"}, {"ReduceLogSumExp", "LogSumExp"}};
     auto kind = kinds.find(n.op);
     if (kind == kinds.end()) return std::nullopt;
     const Shape& s = n.inputs[0]->type.shape;
@@ -620,12 +640,15 @@ class KernelGen {
     if (axes.empty() && n.attr_int("noop_with_empty_axes", 0)) return std::nullopt;
     std::vector<int> red;
     if (axes.empty())
-      for (int d = 0; d < r; ++d) red.push_back(d);
-    for (int64_t a : axes) red.push_back(int(normalize_axis(n, a, r)));
+      for (int d = 0; d < r; ++d)
+        red.push_back(d);
+    for (int64_t a : axes)
+      red.push_back(int(normalize_axis(n, a, r)));
     std::sort(red.begin(), red.end());
     red.erase(std::unique(red.begin(), red.end()), red.end());
     int64_t reduced = 1;
-    for (int d : red) reduced *= s[size_t(d)];
+    for (int d : red)
+      reduced *= s[size_t(d)];
     int64_t outer = shape_numel(s) / std::max<int64_t>(reduced, 1);
     auto xs = rows_view(s, red);
     Acc X = g_.view(g_.value(n.inputs[0]), 2, xs, is_trailing(red, r));
@@ -672,6 +695,21 @@ std::optional<std::string> generate_kernel(const Kernel& k, const StorageMap& st
   return body;
 }
 
+bool can_generate_kernel(const Kernel& k) {
+  // Generate once with every operand physical; only whether it succeeds matters.
+  StorageMap storage;
+  int id = 0;
+  for (const Node* n : k.nodes) {
+    for (const Value* v : n->inputs)
+      if (v) storage.buffer_of.emplace(v, id++);
+    for (const Value* v : n->outputs)
+      if (v) storage.buffer_of.emplace(v, id++);
+  }
+  std::string defs;
+  int counter = 0;
+  return generate_kernel(k, storage, defs, counter).has_value();
+}
+
 std::string generate_copy(const Node& n, const StorageMap& storage, std::string& defs,
                           int& counter) {
   Gen g(storage, defs, counter);
@@ -686,8 +724,8 @@ std::string generate_copy(const Node& n, const StorageMap& storage, std::string&
         << n.describe() << ": no write mapping for the updates: " << w.reason;
     Acc o = g.stored(out), d = g.stored(data);
     auto bo = storage.buffer_of.find(out), bd = storage.buffer_of.find(data);
-    std::string copy = "  copy(" + o.init + ", " + shape_array(out->type.shape) + ", " + d.init +
-                       ");\n";
+    std::string copy =
+        "  copy(" + o.init + ", " + shape_array(out->type.shape) + ", " + d.init + ");\n";
     if (bo != storage.buffer_of.end() && bd != storage.buffer_of.end())
       s += "  if (buf[" + std::to_string(bo->second) + "] != buf[" + std::to_string(bd->second) +
            "])\n  " + copy;

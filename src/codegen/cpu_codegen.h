@@ -27,6 +27,9 @@ struct StorageMap {
 // `defs` receives the struct definitions the body uses.
 std::optional<std::string> generate_kernel(const Kernel& k, const StorageMap& storage,
                                            std::string& defs, int& counter);
+// Whether generate_kernel has code for `k` (else it runs on the reference interpreter, and its
+// operands must be physical).
+bool can_generate_kernel(const Kernel& k);
 // The body for a data-movement node that stays a copy (all its outputs physical).
 std::string generate_copy(const Node& n, const StorageMap& storage, std::string& defs,
                           int& counter);

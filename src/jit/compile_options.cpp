@@ -34,7 +34,11 @@ std::string default_cache_dir() {
 }
 
 std::vector<std::string> default_compile_flags() {
-  return {"-O3", "-march=native", "-fopenmp", "-std=c++20", "-shared", "-fPIC"};
+  // -ffp-contract=off: arithmetic stays exactly as written (kernels call std::fma where they
+  // mean it), so the same kernel gives the same bits whatever accessors it is inlined with —
+  // what keeps every strategy bitwise identical.
+  return {"-O3", "-march=native", "-ffp-contract=off", "-fopenmp", "-std=c++20", "-shared",
+          "-fPIC"};
 }
 
 } // namespace vtc::jit

@@ -14,7 +14,7 @@ std::string default_compiler();
 // $XDG_CACHE_HOME/vtc when $XDG_CACHE_HOME is an absolute path, else $HOME/.cache/vtc when
 // $HOME is set, else <system temp dir>/vtc-cache-<uid>.
 std::string default_cache_dir();
-// -O3 -march=native -fopenmp -std=c++20 -shared -fPIC
+// -O3 -march=native -ffp-contract=off -fopenmp -std=c++20 -shared -fPIC
 std::vector<std::string> default_compile_flags();
 
 struct CompileOptions {

@@ -24,7 +24,7 @@ int Program::find_buffer(const std::string& name) const {
 namespace {
 
 class Lowerer {
- public:
+public:
   Lowerer(const Graph& g, const KernelGraph& kg, const StorageDecision& d, const LowerOptions& o)
       : g_(g), kg_(kg), d_(d), o_(o) {
     storage_.virtual_values = d.virtual_values;
@@ -32,12 +32,14 @@ class Lowerer {
 
   Program run() {
     p_.strategy = d_.strategy;
-    for (const Value* v : g_.inputs) p_.inputs.push_back(buffer(v, BufferRole::input));
-    for (const Value* v : g_.outputs) p_.outputs.push_back(buffer(v, BufferRole::output));
+    for (const Value* v : g_.inputs)
+      p_.inputs.push_back(buffer(v, BufferRole::input));
+    for (const Value* v : g_.outputs)
+      p_.outputs.push_back(buffer(v, BufferRole::output));
     alias_donated_outputs();
     std::string defs, bodies;
     int counter = 0;
-    for (const Step& s : kg_.steps) {
+    for (const Step& s : d_.steps.empty() ? kg_.steps : d_.steps) {
       if (s.is_kernel) {
         kernel_step(kg_.kernels[size_t(s.index)], defs, bodies, counter);
       } else {
@@ -49,7 +51,7 @@ class Lowerer {
     return std::move(p_);
   }
 
- private:
+private:
   int buffer(const Value* v, BufferRole role) {
     auto it = storage_.buffer_of.find(v);
     if (it != storage_.buffer_of.end()) return it->second;
@@ -73,9 +75,10 @@ class Lowerer {
       return;
     }
     for (const Piece& piece : it->second.pieces)
-      if (piece.base) ids.push_back(buffer(static_cast<const Value*>(piece.base->key),
-                                           BufferRole::intermediate));
-    for (const Value* t : load_tables(it->second)) ids.push_back(buffer(t, BufferRole::intermediate));
+      if (piece.base)
+        ids.push_back(buffer(static_cast<const Value*>(piece.base->key), BufferRole::intermediate));
+    for (const Value* t : load_tables(it->second))
+      ids.push_back(buffer(t, BufferRole::intermediate));
   }
 
   // Values loaded by index expressions (run-time indices): physical, read by the step.
@@ -83,10 +86,12 @@ class Lowerer {
     std::vector<const Value*> out;
     std::function<void(IndexExpr)> walk = [&](IndexExpr e) {
       if (e.kind() == ExprKind::load) out.push_back(static_cast<const Value*>(e.load_base()->key));
-      for (const ExprNode* op : e.node()->ops) walk(IndexExpr(op));
+      for (const ExprNode* op : e.node()->ops)
+        walk(IndexExpr(op));
     };
     for (const Piece& p : m.pieces) {
-      for (const IndexExpr& e : p.index) walk(e);
+      for (const IndexExpr& e : p.index)
+        walk(e);
       for (const Search& s : p.searches)
         for (const auto& [a, b] : s.eqs) {
           walk(a);
@@ -99,6 +104,11 @@ class Lowerer {
   // A donated input updated in place by a scatter whose result is a graph output shares that
   // output's buffer.
   void alias_donated_outputs() {
+    if (!d_.aliases.empty()) {
+      for (const auto& [out, in] : d_.aliases)
+        p_.buffers[size_t(storage_.buffer_of.at(out))].alias_of = storage_.buffer_of.at(in);
+      return;
+    }
     for (const auto& n : g_.nodes()) {
       if (n->op != "ScatterND" && n->op != "ScatterElements" && n->op != "Scatter") continue;
       const Value* data = n->input(0);
@@ -117,14 +127,20 @@ class Lowerer {
     for (size_t i = 0; i < k.nodes.size(); ++i)
       name << (i ? ", " : "") << k.nodes[i]->op << " '" << k.nodes[i]->name << "'";
     s.name = name.str() + "]";
-    for (const Value* v : k.inputs) touch(v, s.reads);
-    for (const Value* v : k.outputs) touch(v, s.writes);
-    for (const Value* v : k.inputs) s.bytes += int64_t(v->type.nbytes());
-    for (const Value* v : k.outputs) s.bytes += int64_t(v->type.nbytes());
+    for (const Value* v : k.inputs)
+      touch(v, s.reads);
+    for (const Value* v : k.outputs)
+      touch(v, s.writes);
+    for (const Value* v : k.inputs)
+      s.bytes += int64_t(v->type.nbytes());
+    for (const Value* v : k.outputs)
+      s.bytes += int64_t(v->type.nbytes());
     std::optional<std::string> body;
     bool operands_physical = true;
-    for (const Value* v : k.inputs) operands_physical &= !d_.virtual_values.count(v);
-    for (const Value* v : k.outputs) operands_physical &= !d_.virtual_values.count(v);
+    for (const Value* v : k.inputs)
+      operands_physical &= !d_.virtual_values.count(v);
+    for (const Value* v : k.outputs)
+      operands_physical &= !d_.virtual_values.count(v);
     body = generate_kernel(k, storage_, defs, counter);
     if (body) {
       s.entry = "vtc_step_" + std::to_string(p_.steps.size());
@@ -141,8 +157,10 @@ class Lowerer {
     StepInfo s;
     s.name = "copy " + n.op + " '" + n.name + "'";
     s.is_copy = true;
-    for (const Value* v : n.inputs) touch(v, s.reads);
-    for (const Value* v : n.outputs) touch(v, s.writes);
+    for (const Value* v : n.inputs)
+      touch(v, s.reads);
+    for (const Value* v : n.outputs)
+      touch(v, s.writes);
     s.bytes = data_movement_bytes(n);
     try {
       std::string body = generate_copy(n, storage_, defs, counter);

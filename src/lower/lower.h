@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "mapping/mapping.h"
 #include "lower/program.h"
+#include "mapping/mapping.h"
 #include "passes/kernel_graph.h"
 
 namespace vtc {
@@ -19,6 +19,11 @@ struct StorageDecision {
   std::map<const Value*, Mapping> virtual_values;
   // Data-movement nodes that no longer run.
   std::set<const Node*> eliminated;
+  // Execution order; empty: the kernel graph's own.
+  std::vector<Step> steps;
+  // Graph outputs stored in a donated input's buffer (output, input); empty: lower_program
+  // aliases each donated input updated in place by a scatter that is a graph output.
+  std::vector<std::pair<const Value*, const Value*>> aliases;
 };
 
 struct LowerOptions {

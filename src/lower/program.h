@@ -24,20 +24,20 @@ struct BufferInfo {
   TensorType type;
   BufferRole role = BufferRole::intermediate;
   const Value* value = nullptr; // the graph value it stores
-  int alias_of = -1; // an output aliased to a donated input's buffer (that input's id)
+  int alias_of = -1;            // an output aliased to a donated input's buffer (that input's id)
 };
 
 struct StepInfo {
-  std::string name;              // "k3 gemm [MatMul 'proj']" or "copy Transpose 't'"
-  std::string entry;             // generated function name; empty for a fallback step
+  std::string name;  // "k3 gemm [MatMul 'proj']" or "copy Transpose 't'"
+  std::string entry; // generated function name; empty for a fallback step
   // When not empty, the step runs these nodes on the reference interpreter instead (in order;
   // values they produce that have no buffer live only during the step).
   std::vector<const Node*> fallback;
-  bool is_copy = false;           // a data-movement node that stayed physical
-  std::vector<int> reads;         // buffer ids
-  std::vector<int> writes;        // buffer ids
-  int64_t bytes = 0;              // estimated bytes moved (for reports)
-  int64_t flops = 0;              // estimated arithmetic (for reports)
+  bool is_copy = false;    // a data-movement node that stayed physical
+  std::vector<int> reads;  // buffer ids
+  std::vector<int> writes; // buffer ids
+  int64_t bytes = 0;       // estimated bytes moved (for reports)
+  int64_t flops = 0;       // estimated arithmetic (for reports)
 };
 
 struct Program {

@@ -20,14 +20,22 @@ namespace vtc {
 
 const char* kernel_kind_name(KernelKind k) {
   switch (k) {
-  case KernelKind::gemm: return "gemm";
-  case KernelKind::conv: return "conv";
-  case KernelKind::pool: return "pool";
-  case KernelKind::norm: return "norm";
-  case KernelKind::softmax: return "softmax";
-  case KernelKind::reduce: return "reduce";
-  case KernelKind::elementwise: return "elementwise";
-  case KernelKind::other: return "other";
+  case KernelKind::gemm:
+    return "gemm";
+  case KernelKind::conv:
+    return "conv";
+  case KernelKind::pool:
+    return "pool";
+  case KernelKind::norm:
+    return "norm";
+  case KernelKind::softmax:
+    return "softmax";
+  case KernelKind::reduce:
+    return "reduce";
+  case KernelKind::elementwise:
+    return "elementwise";
+  case KernelKind::other:
+    return "other";
   }
   return "?";
 }
@@ -85,7 +93,7 @@ KernelKind anchor_kind(const std::string& op) {
 }
 
 class Fuser {
- public:
+public:
   explicit Fuser(const Graph& g) : g_(g) { kg_.graph = &g; }
 
   KernelGraph run() {
@@ -116,7 +124,7 @@ class Fuser {
     return std::move(kg_);
   }
 
- private:
+private:
   // A single use by a compute node, and not a graph output: the user will pull it in.
   bool deferrable(const Node* n) const {
     if (n->outputs.size() != 1 || !n->outputs[0]) return false;
@@ -177,7 +185,8 @@ class Fuser {
       std::vector<const Value*> open;
       for (const Value* p : produced) {
         bool outside = p->is_graph_output;
-        for (const Node* u : p->users) outside = outside || !members.count(u);
+        for (const Node* u : p->users)
+          outside = outside || !members.count(u);
         if (outside) open.push_back(p);
       }
       if (open.size() == 1 && open[0] != v && !group.empty()) {
@@ -213,7 +222,8 @@ class Fuser {
     k.nodes.push_back(first);
     std::set<const Value*> inside;
     for (Node* n : k.nodes)
-      for (const Value* v : n->outputs) inside.insert(v);
+      for (const Value* v : n->outputs)
+        inside.insert(v);
     // Epilogues: absorb groups of elementwise consumers while they close on one value.
     while (first->outputs.size() == 1) {
       std::vector<Node*> group = epilogue_group(k.nodes.back()->outputs[0], inside);
@@ -222,7 +232,8 @@ class Fuser {
         deferred_.erase(u);
         pull_prologue(u, k.nodes);
         k.nodes.push_back(u);
-        for (const Value* v : u->outputs) inside.insert(v);
+        for (const Value* v : u->outputs)
+          inside.insert(v);
       }
     }
     for (Node* n : k.nodes) {
@@ -240,7 +251,8 @@ class Fuser {
       for (Value* out : n->outputs) {
         if (!out) continue;
         bool outside = out->is_graph_output;
-        for (const Node* u : out->users) outside = outside || !members.count(u);
+        for (const Node* u : out->users)
+          outside = outside || !members.count(u);
         if (outside) k.outputs.push_back(out);
       }
     kg_.steps.push_back({true, int(kg_.kernels.size())});
@@ -257,13 +269,16 @@ class Fuser {
 
 std::string value_list(const std::vector<Value*>& vs) {
   std::string s;
-  for (const Value* v : vs) s += (s.empty() ? "%" : ", %") + (v ? v->name : std::string("_"));
+  for (const Value* v : vs)
+    s += (s.empty() ? "%" : ", %") + (v ? v->name : std::string("_"));
   return "(" + s + ")";
 }
 
 } // namespace
 
-KernelGraph fuse(const Graph& g) { return Fuser(g).run(); }
+KernelGraph fuse(const Graph& g) {
+  return Fuser(g).run();
+}
 
 std::string print_kernel_graph(const KernelGraph& kg) {
   std::ostringstream os;

@@ -4,7 +4,9 @@ Generates the small models (models/generate.py), computes onnxruntime references
 inputs (models/check_ort.py), runs each model through `vtc run` with those inputs, compares
 with models/compare.py (relative L2: f32 1e-5, f16 1e-2, bf16 1e-2 against an f32
 reference on bf16 values), and checks that `vtc info` reports the model's data-movement ops.
-Prints one table and exits non-zero on any failure.
+With a compiled target it first runs `vtc check` on the same inputs: strategies none, type1
+and greedy must give bitwise-identical outputs that match the reference interpreter and
+onnxruntime. Prints one table and exits non-zero on any failure.
 
     python3 tests/models/check_models.py --vtc build/tools/vtc --work build/models-test
 """
@@ -30,6 +32,8 @@ def main() -> int:
     parser.add_argument("--vtc", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--target", default="ref")
+    parser.add_argument("--strategy", default="greedy", help="for compiled targets")
+    parser.add_argument("--only", default="", help="regex: only models whose name matches")
     args = parser.parse_args()
 
     models_dir = os.path.join(args.work, "models")
@@ -47,6 +51,7 @@ def main() -> int:
     failures = 0
     names = sorted(n for n in os.listdir(ref_dir)
                    if os.path.exists(os.path.join(ref_dir, n, "meta.json")))
+    names = [n for n in names if re.search(args.only, n)]
     for name in names:
         model = os.path.join(models_dir, name + ".onnx")
         with open(os.path.join(ref_dir, name, "meta.json")) as f:
@@ -56,8 +61,18 @@ def main() -> int:
         for file in sorted(os.listdir(inputs_dir)):
             bindings += ["--input", f"{file[:-4]}={os.path.join(inputs_dir, file)}"]
         actual = os.path.join(out_dir, name)
-        r = run([args.vtc, "run", model, "--target", args.target, "--output-dir", actual]
-                + bindings)
+        if args.target != "ref":
+            r = run([args.vtc, "check", model] + bindings)
+            last = r.stdout.strip().splitlines()[-1:] or [r.stderr.strip()]
+            print(f"{name}: {last[0]}")
+            if r.returncode != 0:
+                print(r.stdout[-3000:], r.stderr[-3000:])
+                failures += 1
+                continue
+        command = [args.vtc, "run", model, "--target", args.target, "--output-dir", actual]
+        if args.target != "ref":
+            command += ["--strategy", args.strategy]
+        r = run(command + bindings)
         if r.returncode != 0:
             print(f"FAIL {name}: vtc run: {r.stderr.strip()}")
             failures += 1

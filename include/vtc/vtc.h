@@ -1,0 +1,112 @@
+// The public C++ API of vtc: load an ONNX model into a Session, which imports, lowers and
+// compiles it once, then run it any number of times on named tensors.
+//
+//   vtc::Options options;                       // target "cpu", strategy "greedy"
+//   options.donate = {"past_k", "past_v"};      // KV cache updated in place
+//   vtc::Session session("llama.onnx", options);
+//   session.run({{"x", vtc::TensorView::of(x)}, ...},       // inputs, zero-copy
+//               {{"y", vtc::TensorView::of(y)}, ...});      // caller-owned outputs
+//
+// Tensors cross the API as TensorView (dtype, shape, pointer; the caller owns the memory) or
+// as vtc::Tensor (an owning host tensor). Inputs and caller-provided outputs are bound to the
+// compiled program without copies. A donated input's buffer is the buffer of the output the
+// program aliases to it: binding that output to the input's own memory updates it in place;
+// binding it elsewhere copies the input there first and leaves the input untouched. Errors
+// (unknown, missing or mistyped tensors, models vtc cannot compile) throw vtc::Error with a
+// message that names the tensor. A Session is not safe to run from two threads at once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/tensor.h"
+#include "support/error.h"
+
+namespace vtc {
+
+class Graph;
+struct Program;
+
+// The one options struct that the CLI and the API both fill.
+struct Options {
+  std::string target = "cpu";      // "cpu" (compiled) or "ref" (the reference interpreter)
+  std::string strategy = "greedy"; // "none" | "type1" | "greedy" (which tensors go virtual)
+  std::vector<std::string> donate; // graph inputs whose buffers the program may overwrite
+  std::string cache_dir;           // compiled-kernel cache; empty: the JIT's default
+  std::string source_dir;          // tree holding kernels/cpu; empty: the one vtc was built from
+  bool verbose = false;            // progress of lowering and compiling on stderr
+  int threads = 0;                 // threads for kernels; 0: the OpenMP default (all cores)
+};
+
+// A tensor the caller owns: element type, shape and the address of dense row-major data.
+struct TensorView {
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+  void* data = nullptr;
+
+  TensorType type() const { return {dtype, shape}; }
+  int64_t numel() const { return shape_numel(shape); }
+  size_t nbytes() const { return type().nbytes(); }
+  static TensorView of(Tensor& t) { return {t.dtype(), t.shape(), t.raw()}; }
+};
+
+using ViewMap = std::map<std::string, TensorView>;
+using HostTensorMap = std::map<std::string, Tensor>;
+
+// A graph input or output: its name and type.
+struct TensorSpec {
+  std::string name;
+  TensorType type;
+  bool donated = false;      // inputs: named in Options::donate
+  std::string aliased_input; // outputs: the donated input whose buffer holds it, if any
+};
+
+class Session {
+public:
+  // Imports, canonicalises, lowers and compiles `model_path` (an ONNX file).
+  Session(const std::string& model_path, Options options = {});
+  // Compiles an already lowered program of `graph` (which it keeps): for tools and tests
+  // that build a Program by other means. `options.target` must be "cpu".
+  Session(std::unique_ptr<Graph> graph, Program program, Options options = {});
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+
+  const std::vector<TensorSpec>& inputs() const;
+  const std::vector<TensorSpec>& outputs() const;
+
+  // Runs on caller-owned memory: every input and every output must be given, with the
+  // model's dtype and shape. Outputs are written in place.
+  void run(const ViewMap& inputs, const ViewMap& outputs);
+  // Allocates the outputs. Donated inputs given as views may be overwritten.
+  HostTensorMap run(const ViewMap& inputs);
+  // Allocates the outputs and never modifies `inputs` (donated inputs are copied first).
+  HostTensorMap run(const HostTensorMap& inputs);
+
+  // Bytes of the intermediate arena (0 for target "ref", which plans no memory).
+  int64_t peak_bytes() const;
+  // Bytes of the model's constants (weights).
+  int64_t constant_bytes() const;
+  // Seconds spent in each step of program() in the last run (empty for target "ref").
+  const std::vector<double>& last_step_times() const;
+  // Seconds the JIT compiler ran (0 when the shared object came from the cache).
+  double compile_seconds() const;
+  // The number of threads kernels run on (Options::threads, or the OpenMP default).
+  int threads() const;
+
+  bool has_program() const; // false for target "ref"
+  // The lowered program (buffers, steps, generated source); throws for target "ref".
+  const Program& program() const;
+  const Graph& graph() const;
+  const Options& options() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace vtc

@@ -1,0 +1,202 @@
+// 2-D convolution, NCHW, over accessors: out[n, co, y, x] = epi(index, sum over
+// (ci, r, s) of W[co, ci, r, s] * In[n, g*Cin_g + ci, y*sh - pad_top + r*dh,
+// x*sw - pad_left + s*dw]) with groups (g = co / Cout_g), strides, dilations and padding
+// (reads outside the input are zero; bottom and right pads show only in the output size the
+// caller gives). The bias is an epilogue: conv2d(out, in, w, shape, bias_epilogue(bias)).
+//
+// Two kernels, one summation order. The general one is an implicit GEMM on the engine of
+// gemm_core.h — batch (n, g), M = Cout_g, N = Hout*Wout, K = Cin_g*kh*kw with k = (ci, r, s)
+// — whose B panels are packed straight from the input accessor (im2col-free). The direct
+// depthwise kernel (Cin_g == 1) stages each padded input plane in a local buffer. Both
+// compute acc = 0; acc = fma(W, In, acc) over k in order, padding positions included as
+// zeros, so they give the same bits and conv2d() may pick either by shape.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "gemm_core.h"
+#include "stage.h"
+
+namespace vtc::kernels {
+
+struct Conv2dShape {
+  int64_t n = 1, c_in = 1, h = 1, w = 1;   // input [n, c_in, h, w]
+  int64_t c_out = 1, h_out = 1, w_out = 1; // output [n, c_out, h_out, w_out]
+  int64_t kh = 1, kw = 1;                  // weight [c_out, c_in / groups, kh, kw]
+  int64_t groups = 1;
+  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+
+// The epilogue adding bias[co] (a rank-1 accessor) to the accumulated value.
+template <typename BiasA> struct BiasEpilogue {
+  BiasA bias;
+  template <typename V> V operator()(const Index<4>& i, V v) const {
+    return v + V(bias.load(Index<1>{i[1]}));
+  }
+};
+template <typename BiasA> BiasEpilogue<BiasA> bias_epilogue(const BiasA& b) {
+  return {b};
+}
+
+namespace detail {
+
+inline int64_t floor_div(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+inline int64_t ceil_div(int64_t a, int64_t b) {
+  return -floor_div(-a, b);
+}
+
+// dst[j] = a[i + j*stride along the last dim] for j < count.
+template <typename C, typename A>
+inline void load_strided_run(const A& a, Index<A::rank> i, int64_t count, int64_t stride, C* dst) {
+  constexpr int L = A::rank - 1;
+  const int64_t start = i[L];
+  if (stride == 1) return load_run(a, i, count, dst);
+  if (run_contiguous<A>(start, (count - 1) * stride + 1)) {
+    if constexpr (A::has_ptr) {
+      const auto* p = a.ptr(i);
+      for (int64_t j = 0; j < count; ++j)
+        dst[j] = C(widen(p[j * stride]));
+      return;
+    }
+  }
+  for (int64_t j = 0; j < count; ++j) {
+    i[L] = start + j * stride;
+    dst[j] = C(a.load(i));
+  }
+}
+
+template <typename C, typename OutA, typename InA, typename WA, typename Epi> struct ConvProblem {
+  const OutA& out;
+  const InA& in;
+  const WA& wt;
+  const Epi& epi;
+  Conv2dShape s;
+  int64_t cin_g, cout_g, khw;
+
+  void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const {
+    const int64_t co = b % s.groups * cout_g + m;
+    for (int64_t k = k0, end = k0 + kc; k < end;) {
+      const int64_t ci = k / khw, rs = k % khw, r = rs / s.kw, q = rs % s.kw;
+      const int64_t len = std::min(s.kw - q, end - k);
+      load_run(wt, Index<4>{co, ci, r, q}, len, dst + (k - k0));
+      k += len;
+    }
+  }
+  void load_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const {
+    const int64_t nb = b / s.groups, ci = b % s.groups * cin_g + k / khw, rs = k % khw;
+    const int64_t r = rs / s.kw, q = rs % s.kw, off = q * s.dil_w - s.pad_left;
+    // Output columns x whose input column x*sw + off lies in [0, w).
+    const int64_t x_lo = std::max<int64_t>(0, ceil_div(-off, s.stride_w));
+    const int64_t x_hi = std::min(s.w_out, floor_div(s.w - 1 - off, s.stride_w) + 1);
+    for (int64_t p = n0, end = n0 + nc; p < end;) {
+      const int64_t y = p / s.w_out, x0 = p % s.w_out, len = std::min(s.w_out - x0, end - p);
+      C* d = dst + (p - n0);
+      const int64_t hy = y * s.stride_h - s.pad_top + r * s.dil_h;
+      const int64_t a = std::clamp(x_lo, x0, x0 + len), e = std::clamp(x_hi, a, x0 + len);
+      if (hy < 0 || hy >= s.h || a >= e) {
+        std::fill(d, d + len, C(0));
+      } else {
+        std::fill(d, d + (a - x0), C(0));
+        load_strided_run(in, Index<4>{nb, ci, hy, a * s.stride_w + off}, e - a, s.stride_w,
+                         d + (a - x0));
+        std::fill(d + (e - x0), d + len, C(0));
+      }
+      p += len;
+    }
+  }
+  void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const {
+    const int64_t nb = b / s.groups, co = b % s.groups * cout_g + m;
+    for (int64_t p = n0, end = n0 + nc; p < end;) {
+      const int64_t y = p / s.w_out, x0 = p % s.w_out, len = std::min(s.w_out - x0, end - p);
+      store_run(out, Index<4>{nb, co, y, x0}, len, src + (p - n0), epi);
+      p += len;
+    }
+  }
+};
+
+} // namespace detail
+
+// The implicit-GEMM convolution (any groups).
+template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
+void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
+                          const Epi& epi = {}) {
+  using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
+                                   std::is_same_v<compute_t<WA>, double>,
+                               double, float>;
+  const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups, khw = s.kh * s.kw;
+  detail::ConvProblem<C, OutA, InA, WA, Epi> p{out, in, w, epi, s, cin_g, cout_g, khw};
+  gemm_packed<C>(p, s.n * s.groups, cout_g, s.h_out * s.w_out, cin_g * khw);
+}
+
+// The direct depthwise convolution: every output channel reads one input channel
+// (c_in / groups == 1; c_out / groups output channels per input channel).
+template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
+void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
+                      const Epi& epi = {}) {
+  using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
+                                   std::is_same_v<compute_t<WA>, double>,
+                               double, float>;
+  const int64_t cout_g = s.c_out / s.groups;
+  // The padded plane covers every input position any output reads.
+  const int64_t hp = (s.h_out - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
+  const int64_t wp = (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
+  if (s.n <= 0 || s.c_out <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
+  parallel_for(
+      s.n * s.c_out,
+      [&](int64_t t) {
+        const int64_t nb = t / s.c_out, co = t % s.c_out, ci = co / cout_g;
+        C* plane = scratch<C, 0>(hp * wp);
+        C* wv = scratch<C, 1>(s.kh * s.kw);
+        C* acc = scratch<C, 2>(s.w_out);
+        // Stage 1: the input plane with zeros around it, and the filter.
+        const int64_t x_lo = std::clamp<int64_t>(s.pad_left, 0, wp);
+        const int64_t x_hi = std::clamp<int64_t>(s.pad_left + s.w, x_lo, wp);
+        for (int64_t y = 0; y < hp; ++y) {
+          C* row = plane + y * wp;
+          const int64_t hy = y - s.pad_top;
+          if (hy < 0 || hy >= s.h || x_lo >= x_hi) {
+            std::fill(row, row + wp, C(0));
+            continue;
+          }
+          std::fill(row, row + x_lo, C(0));
+          load_run(in, Index<4>{nb, ci, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
+          std::fill(row + x_hi, row + wp, C(0));
+        }
+        for (int64_t r = 0; r < s.kh; ++r)
+          load_run(w, Index<4>{co, 0, r, 0}, s.kw, wv + r * s.kw);
+        // Stage 2 and 3, one output row at a time.
+        for (int64_t y = 0; y < s.h_out; ++y) {
+          std::fill(acc, acc + s.w_out, C(0));
+          for (int64_t r = 0; r < s.kh; ++r)
+            for (int64_t q = 0; q < s.kw; ++q) {
+              const C f = wv[r * s.kw + q];
+              const C* src = plane + (y * s.stride_h + r * s.dil_h) * wp + q * s.dil_w;
+              if (s.stride_w == 1) {
+                for (int64_t x = 0; x < s.w_out; ++x)
+                  acc[x] = std::fma(f, src[x], acc[x]);
+              } else {
+                for (int64_t x = 0; x < s.w_out; ++x)
+                  acc[x] = std::fma(f, src[x * s.stride_w], acc[x]);
+              }
+            }
+          store_run(out, Index<4>{nb, co, y, 0}, s.w_out, acc, epi);
+        }
+      },
+      true);
+}
+
+// conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise.
+template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
+void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
+            const Epi& epi = {}) {
+  if (s.c_in / s.groups == 1 && s.groups > 1)
+    depthwise_conv2d(out, in, w, s, epi);
+  else
+    conv2d_implicit_gemm(out, in, w, s, epi);
+}
+
+} // namespace vtc::kernels

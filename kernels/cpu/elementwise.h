@@ -1,0 +1,149 @@
+// Elementwise kernels: for_each_index() runs a function at every index of a shape, spread
+// over the threads; map() computes out[i] = f(a[i], b[i], ...) for any number of inputs
+// (operands of the output's rank; broadcasting is the accessors' business); copy() is map()
+// with the identity, the generic kernel for data movement that stays physical (a mapped
+// input accessor read into a dense output, or the reverse).
+//
+// Fast path: when every operand has ptr() and the last dimension splits into runs that are
+// contiguous for all of them (runs of the gcd of their `contig`), the inner loop walks raw
+// pointers — the compiler vectorises it — and computes narrow(f(widen(x)...)), which is
+// from_compute(f(to_compute(x)...)) bit for bit (convert.h): exactly what load()/store()
+// would give, so fast and slow paths agree bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <numeric>
+#include <type_traits>
+#include <utility>
+
+#include "accessor.h"
+#include "convert.h"
+#include "parallel.h"
+
+namespace vtc::kernels {
+
+// The identity function: map(out, shape, Identity{}, in) is the copy kernel.
+struct Identity {
+  template <typename V> V operator()(V v) const { return v; }
+};
+
+namespace detail {
+
+// Index of row `row` of the outer dims (all but the last) of `shape`, last coordinate 0.
+template <size_t R>
+inline Index<int(R)> row_index(const std::array<int64_t, R>& shape, int64_t row) {
+  Index<int(R)> i{};
+  for (int k = int(R) - 2; k >= 0; --k) {
+    i[size_t(k)] = row % shape[size_t(k)];
+    row /= shape[size_t(k)];
+  }
+  return i;
+}
+
+template <size_t R> inline int64_t outer_count(const std::array<int64_t, R>& shape) {
+  int64_t n = 1;
+  for (size_t k = 0; k + 1 < R; ++k)
+    n *= shape[k];
+  return n;
+}
+
+// A storage-to-storage copy of 16-bit floats equal to from_compute(to_compute(x)): the
+// value is unchanged except that a signalling NaN becomes quiet (as the conversion does).
+inline uint16_t requiet(half, uint16_t b) {
+  return ((b & 0x7c00) == 0x7c00 && (b & 0x3ff)) ? uint16_t(b | 0x200) : b;
+}
+inline uint16_t requiet(bfloat16, uint16_t b) {
+  return ((b & 0x7f80) == 0x7f80 && (b & 0x7f)) ? uint16_t(b | 0x40) : b;
+}
+
+template <typename Out, typename F, typename... In>
+inline void map_run_ptr(const Out& out, const Index<Out::rank>& i, int64_t len, const F& f,
+                        const In&... in) {
+  using TO = typename Out::value_type;
+  TO* po = out.ptr(i); // may alias an input (in-place elementwise): no __restrict
+  if constexpr (sizeof...(In) == 1 && std::is_same_v<F, Identity> &&
+                (std::is_same_v<TO, half> || std::is_same_v<TO, bfloat16>)&&(
+                    std::is_same_v<typename In::value_type, TO> && ...)) {
+    const TO* pi = (in.ptr(i), ...);
+    for (int64_t j = 0; j < len; ++j)
+      po[j].bits = requiet(TO{}, pi[j].bits);
+  } else {
+    [&](const auto*... p) {
+      for (int64_t j = 0; j < len; ++j)
+        po[j] = narrow<TO>(f(widen(p[j])...));
+    }(in.ptr(i)...);
+  }
+}
+
+} // namespace detail
+
+// Calls fn(index) for every index of `shape` (row-major order within a thread; rows of the
+// outer dimensions are spread over the threads).
+template <size_t N, typename F> void for_each_index(const std::array<int64_t, N>& shape, F&& fn) {
+  constexpr int R = int(N);
+  if constexpr (R == 0) {
+    fn(Index<0>{});
+  } else {
+    for (int k = 0; k < R; ++k)
+      if (shape[size_t(k)] <= 0) return;
+    const int64_t inner = shape[size_t(R - 1)], rows = detail::outer_count(shape);
+    const int64_t grain = std::max<int64_t>(1, 16384 / inner);
+    parallel_chunks(rows, grain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        Index<R> i = detail::row_index(shape, r);
+        for (int64_t j = 0; j < inner; ++j) {
+          i[size_t(R - 1)] = j;
+          fn(std::as_const(i));
+        }
+      }
+    });
+  }
+}
+
+// out[i] = f(in[i]...) for every index i of `shape`.
+template <typename Out, typename F, typename... In>
+void map(const Out& out, const Index<Out::rank>& shape, const F& f, const In&... in) {
+  constexpr int R = Out::rank;
+  static_assert(((In::rank == R) && ...), "map: every operand has the output's rank");
+  if constexpr (R == 0) {
+    out.store(Index<0>{}, f(in.load(Index<0>{})...));
+  } else {
+    for (int k = 0; k < R; ++k)
+      if (shape[size_t(k)] <= 0) return;
+    constexpr bool all_ptr = Out::has_ptr && (In::has_ptr && ...);
+    const int64_t inner = shape[size_t(R - 1)], rows = detail::outer_count(shape);
+    int64_t seg = 0;
+    if constexpr (all_ptr) {
+      seg = Out::contig;
+      ((seg = std::gcd(seg, In::contig)), ...);
+      seg = std::min(seg, inner);
+    }
+    const int64_t grain = std::max<int64_t>(1, 32768 / inner);
+    parallel_chunks(rows, grain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        Index<R> i = detail::row_index(shape, r);
+        if constexpr (all_ptr) {
+          if (seg >= 4) {
+            for (int64_t s = 0; s < inner; s += seg) {
+              i[size_t(R - 1)] = s;
+              detail::map_run_ptr(out, i, std::min(seg, inner - s), f, in...);
+            }
+            continue;
+          }
+        }
+        for (int64_t j = 0; j < inner; ++j) {
+          i[size_t(R - 1)] = j;
+          out.store(i, f(in.load(i)...));
+        }
+      }
+    });
+  }
+}
+
+// The generic copy kernel: out[i] = in[i].
+template <typename Out, typename In>
+void copy(const Out& out, const Index<Out::rank>& shape, const In& in) {
+  map(out, shape, Identity{}, in);
+}
+
+} // namespace vtc::kernels

@@ -1,0 +1,173 @@
+// Batched matrix multiply over accessors: C[b, m, n] = epi(index, sum_k A[b,m,k] * B[b,k,n])
+// with rank-3 accessors, batch first (broadcast batches are the accessors' business).
+// Stage 1 packs rows of A and B through the accessors (pointer runs where `contig` allows,
+// load() otherwise: the packed values are the same), stage 2 is the engine of gemm_core.h,
+// stage 3 stores C through the output accessor with the optional epilogue (bias,
+// activation, residual add ...). Accumulation is in float for f32/f16/bf16 operands and in
+// double when any operand is f64.
+//
+// For M <= 4 (LLM decode: x[1, K] . W[K, N]) a GEMV path streams B once, vectorised, in
+// column panels of N spread over the threads (accumulators in a per-thread panel, B rows
+// widened from f16 / bf16 in registers). It computes the same chain
+// as the engine — acc = 0, then acc = fma(A[m,k], B[k,n], acc) for k = 0..K-1 — so both
+// paths, and any accessors, give the same bits; the order is a function of K alone.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "gemm_core.h"
+#include "stage.h"
+
+namespace vtc::kernels {
+
+// float, or double when any of the operands computes in double.
+template <typename... A>
+using gemm_compute_t =
+    std::conditional_t<(std::is_same_v<compute_t<A>, double> || ...), double, float>;
+
+namespace detail {
+
+template <typename C, typename CA, typename AA, typename BA, typename Epi> struct GemmProblem {
+  const CA& c;
+  const AA& a;
+  const BA& b;
+  const Epi& epi;
+  void load_a_row(int64_t bi, int64_t m, int64_t k0, int64_t kc, C* dst) const {
+    load_run(a, Index<3>{bi, m, k0}, kc, dst);
+  }
+  void load_b_row(int64_t bi, int64_t k, int64_t n0, int64_t nc, C* dst) const {
+    load_run(b, Index<3>{bi, k, n0}, nc, dst);
+  }
+  void store_c_row(int64_t bi, int64_t m, int64_t n0, int64_t nc, const C* src) const {
+    store_run(c, Index<3>{bi, m, n0}, nc, src, epi);
+  }
+};
+
+// acc[r][j] = fma(x[r][k + u], w[u][j], acc[r][j]) for u = 0..KU-1 in turn: KU rows of B
+// applied to an accumulator panel of `nw` columns.
+template <typename C, int MROWS, int KU, typename TB>
+inline void gemv_rows(C* __restrict acc, int64_t nw, const C* x, int64_t K, const TB* const* w) {
+  using V = Vec<C>;
+  constexpr int W = V::width;
+  V xv[MROWS][KU];
+  for (int r = 0; r < MROWS; ++r)
+    for (int u = 0; u < KU; ++u)
+      xv[r][u] = V::set1(x[r * K + u]);
+  int64_t j = 0;
+  for (; j + W <= nw; j += W) {
+    V wv[KU];
+    for (int u = 0; u < KU; ++u)
+      wv[u] = load_widen(w[u] + j);
+    for (int r = 0; r < MROWS; ++r) {
+      V a = V::load(acc + r * nw + j);
+      for (int u = 0; u < KU; ++u)
+        a = fma(xv[r][u], wv[u], a);
+      a.store(acc + r * nw + j);
+    }
+  }
+  for (; j < nw; ++j)
+    for (int r = 0; r < MROWS; ++r)
+      for (int u = 0; u < KU; ++u)
+        acc[r * nw + j] = std::fma(x[r * K + u], C(widen(w[u][j])), acc[r * nw + j]);
+}
+
+// Rows [0, MROWS) of one batch of C over the columns [n0, n0 + nw): B is streamed one row
+// segment at a time (KU rows together), the accumulators live in a per-thread panel.
+template <typename C, int MROWS, typename CA, typename BA, typename Epi>
+inline void gemv_panel(const CA& c, const BA& b, const C* xa, int64_t bi, int64_t n0, int64_t nw,
+                       int64_t K, const Epi& epi) {
+  constexpr int KU = 4;
+  using TB = typename BA::value_type;
+  C* acc = scratch<C, 4>(MROWS * nw);
+  std::fill(acc, acc + MROWS * nw, C(0));
+  constexpr bool can_widen =
+      BA::has_ptr && std::is_same_v<compute_t<BA>, C> &&
+      (std::is_same_v<TB, C> ||
+       (std::is_same_v<C, float> && (std::is_same_v<TB, half> || std::is_same_v<TB, bfloat16>)));
+  int64_t k = 0;
+  if (can_widen && run_contiguous<BA>(n0, nw)) {
+    if constexpr (can_widen) {
+      const TB* w[KU];
+      // The head of each row segment a few rows ahead is fetched early: the hardware
+      // prefetcher then follows the segment, which may start on a new page every row.
+      constexpr int64_t kAhead = 2 * KU, kHead = 128 / int64_t(sizeof(TB));
+      for (; k + KU <= K; k += KU) {
+        for (int u = 0; u < KU; ++u)
+          w[u] = b.ptr(Index<3>{bi, k + u, n0});
+        for (int64_t u = k + kAhead; u < std::min(K, k + kAhead + KU); ++u)
+          prefetch_run(b, Index<3>{bi, u, n0}, std::min(nw, kHead));
+        gemv_rows<C, MROWS, KU>(acc, nw, xa + k, K, w);
+      }
+      for (; k < K; ++k) {
+        w[0] = b.ptr(Index<3>{bi, k, n0});
+        gemv_rows<C, MROWS, 1>(acc, nw, xa + k, K, w);
+      }
+    }
+  } else {
+    C* rows = scratch<C, 6>(KU * nw);
+    const C* w[KU];
+    for (int u = 0; u < KU; ++u)
+      w[u] = rows + u * nw;
+    for (; k + KU <= K; k += KU) {
+      for (int u = 0; u < KU; ++u)
+        load_run(b, Index<3>{bi, k + u, n0}, nw, rows + u * nw);
+      gemv_rows<C, MROWS, KU>(acc, nw, xa + k, K, w);
+    }
+    for (; k < K; ++k) {
+      load_run(b, Index<3>{bi, k, n0}, nw, rows);
+      gemv_rows<C, MROWS, 1>(acc, nw, xa + k, K, w);
+    }
+  }
+  for (int r = 0; r < MROWS; ++r)
+    store_run(c, Index<3>{bi, r, n0}, nw, acc + r * nw, epi);
+}
+
+template <typename C, int MROWS, typename CA, typename AA, typename BA, typename Epi>
+void gemv(const CA& c, const AA& a, const BA& b, int64_t batch, int64_t N, int64_t K,
+          const Epi& epi) {
+  // Column panels: long row segments stream best; at most 4096 / M wide (the accumulators
+  // stay in L1 / L2), about two per thread.
+  constexpr int64_t W = Vec<C>::width;
+  const int64_t want = std::max<int64_t>(1, 2 * max_threads() / std::max<int64_t>(batch, 1));
+  int64_t nw = std::clamp<int64_t>((N + want - 1) / want, 64, 4096 / MROWS);
+  nw = std::min((nw + W - 1) / W * W, N);
+  const int64_t panels = (N + nw - 1) / nw;
+  C* xa_all = scratch<C, 5>(batch * MROWS * std::max<int64_t>(K, 1));
+  for (int64_t bi = 0; bi < batch; ++bi)
+    for (int r = 0; r < MROWS; ++r)
+      load_run(a, Index<3>{bi, r, 0}, K, xa_all + (bi * MROWS + r) * K);
+  parallel_for(batch * panels, [&](int64_t t) {
+    const int64_t bi = t / panels, n0 = t % panels * nw;
+    gemv_panel<C, MROWS>(c, b, xa_all + bi * MROWS * K, bi, n0, std::min(nw, N - n0), K, epi);
+  });
+}
+
+} // namespace detail
+
+// C[b, m, n] = epi(Index<3>{b, m, n}, sum_k A[b, m, k] * B[b, k, n]) for b < batch, m < M,
+// n < N, k < K. `epi` takes the index and the accumulated value and returns the value to
+// store (default: the value).
+template <typename CA, typename AA, typename BA, typename Epi = NoEpilogue>
+void gemm(const CA& c, const AA& a, const BA& b, int64_t batch, int64_t M, int64_t N, int64_t K,
+          const Epi& epi = {}) {
+  static_assert(CA::rank == 3 && AA::rank == 3 && BA::rank == 3, "gemm: rank-3 accessors");
+  using C = gemm_compute_t<AA, BA>;
+  static_assert(std::is_floating_point_v<C>, "gemm: floating-point operands");
+  if (batch <= 0 || M <= 0 || N <= 0) return;
+  switch (M) {
+  case 1:
+    return detail::gemv<C, 1>(c, a, b, batch, N, K, epi);
+  case 2:
+    return detail::gemv<C, 2>(c, a, b, batch, N, K, epi);
+  case 3:
+    return detail::gemv<C, 3>(c, a, b, batch, N, K, epi);
+  case 4:
+    return detail::gemv<C, 4>(c, a, b, batch, N, K, epi);
+  default:
+    gemm_packed<C>(detail::GemmProblem<C, CA, AA, BA, Epi>{c, a, b, epi}, batch, M, N, K);
+  }
+}
+
+} // namespace vtc::kernels

@@ -1,0 +1,169 @@
+// The packed-panel matrix-multiply engine under gemm.h and conv.h (implicit GEMM):
+// C[b, m, n] = sum_k A[b, m, k] * B[b, k, n], with the operands reached through a Problem
+// object that loads rows of A and B (stage 1) and stores rows of C (stage 3); the engine
+// owns stage 2. The work is cut into blocks of C (MC x NC) spread over the threads; each
+// block packs its panels of A (MR rows, k-major) and B (NR columns, k-major) into local
+// buffers and runs a register-blocked micro-kernel over them, KC values of k at a time.
+//
+// Summation order, the property the rest of vtc relies on: every C element is the chain
+// acc = 0; acc = fma(A[m, k], B[k, n], acc) for k = 0, 1, ..., K-1, kept in the compute
+// type between K blocks. It depends on nothing else — not the accessors, not the block or
+// register-tile sizes, not the thread count, not the instruction set — so any two ways of
+// feeding the same values give the same bits (and GEMV in gemm.h computes the same chain).
+//
+// A Problem provides, for compute type C (float or double):
+//   void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const;  // A[b,m,k0..]
+//   void load_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const;  // B[b,k,n0..]
+//   void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const;
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "parallel.h"
+#include "simd.h"
+
+namespace vtc::kernels {
+
+// Register tile: MR rows x NV vectors of C held in registers by the micro-kernel.
+template <typename C> struct GemmTile {
+  static constexpr int NV = Vec<C>::width == 1 ? 4 : 2;
+#if defined(__AVX512F__)
+  static constexpr int MR = 12;
+#elif defined(__AVX2__) && defined(__FMA__)
+  static constexpr int MR = 6;
+#else
+  static constexpr int MR = 4;
+#endif
+  static constexpr int NR = NV * Vec<C>::width;
+};
+
+// c[r][n] (+)= sum_k a[k][r] * b[k][n] over a full MR x NR tile; `a` is an MR-wide panel,
+// `b` an NR-wide panel, both k-major; c has row stride ldc.
+template <typename C, int MR, int NV>
+inline void micro_kernel(int64_t kc, const C* __restrict a, const C* __restrict b, C* __restrict c,
+                         int64_t ldc, bool accumulate) {
+  using V = Vec<C>;
+  constexpr int W = V::width, NR = NV * W;
+  V acc[MR][NV];
+  if (accumulate) {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = V::load(c + r * ldc + v * W);
+  } else {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = V::zero();
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    V bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      bv[v] = V::load(b + k * NR + v * W);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      V av = V::set1(a[k * MR + r]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = fma(av, bv[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      acc[r][v].store(c + r * ldc + v * W);
+}
+
+struct GemmBlocks {
+  int64_t mc, nc, kc;
+};
+
+// Cache blocks for a problem: KC values of k (B panel in L1), MC x KC of A and KC x NC of B
+// in L2, shrunk until there are a few blocks per thread. Only speed depends on them.
+template <typename C>
+inline GemmBlocks gemm_blocks(int64_t batch, int64_t M, int64_t N, int64_t K, int threads) {
+  using Tile = GemmTile<C>;
+  constexpr int64_t kKc = sizeof(C) == 4 ? 256 : 192;
+  int64_t kc = K <= kKc + kKc / 4 ? std::max<int64_t>(K, 1) : 0;
+  if (kc == 0) {
+    int64_t nk = (K + kKc - 1) / kKc;
+    kc = (K + nk - 1) / nk;
+  }
+  auto round_up = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
+  int64_t mc = std::min(round_up(M, Tile::MR), int64_t(Tile::MR) * (120 / Tile::MR));
+  int64_t nc = std::min(round_up(N, Tile::NR), int64_t(256));
+  auto tasks = [&] { return batch * ((M + mc - 1) / mc) * ((N + nc - 1) / nc); };
+  while (tasks() < 2 * threads) {
+    if (nc >= mc && nc > 2 * Tile::NR)
+      nc = round_up(nc / 2, Tile::NR);
+    else if (mc > 2 * Tile::MR)
+      mc = round_up(mc / 2, Tile::MR);
+    else if (nc > 2 * Tile::NR)
+      nc = round_up(nc / 2, Tile::NR);
+    else
+      break;
+  }
+  return {mc, nc, kc};
+}
+
+template <typename C, typename Problem>
+void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K) {
+  using Tile = GemmTile<C>;
+  constexpr int MR = Tile::MR, NR = Tile::NR;
+  if (batch <= 0 || M <= 0 || N <= 0) return;
+  const GemmBlocks bl = gemm_blocks<C>(batch, M, N, K, max_threads());
+  const int64_t tm = (M + bl.mc - 1) / bl.mc, tn = (N + bl.nc - 1) / bl.nc;
+  parallel_for(
+      batch * tm * tn,
+      [&](int64_t t) {
+        const int64_t b = t / (tm * tn), m0 = (t / tn) % tm * bl.mc, n0 = t % tn * bl.nc;
+        const int64_t mc = std::min(bl.mc, M - m0), nc = std::min(bl.nc, N - n0);
+        const int64_t pm = (mc + MR - 1) / MR, pn = (nc + NR - 1) / NR, ldc = pn * NR;
+        C* ap = scratch<C, 0>(pm * MR * bl.kc);
+        C* bp = scratch<C, 1>(pn * NR * bl.kc);
+        C* cb = scratch<C, 2>(pm * MR * ldc);
+        C* row = scratch<C, 3>(bl.kc);
+        if (K == 0) std::fill(cb, cb + pm * MR * ldc, C(0));
+        for (int64_t k0 = 0; k0 < K; k0 += bl.kc) {
+          const int64_t kc = std::min(bl.kc, K - k0);
+          for (int64_t j = 0; j < pn; ++j) { // pack B: panel j is kc x NR, k-major
+            const int64_t nv = std::min<int64_t>(NR, nc - j * NR);
+            C* dst = bp + j * kc * NR;
+            for (int64_t k = 0; k < kc; ++k) {
+              p.load_b_row(b, k0 + k, n0 + j * NR, nv, dst + k * NR);
+              for (int64_t n = nv; n < NR; ++n)
+                dst[k * NR + n] = C(0);
+            }
+          }
+          for (int64_t i = 0; i < pm; ++i) { // pack A: panel i is kc x MR, k-major
+            C* dst = ap + i * kc * MR;
+            for (int r = 0; r < MR; ++r) {
+              const int64_t m = i * MR + r;
+              if (m < mc) {
+                p.load_a_row(b, m0 + m, k0, kc, row);
+                for (int64_t k = 0; k < kc; ++k)
+                  dst[k * MR + r] = row[k];
+              } else {
+                for (int64_t k = 0; k < kc; ++k)
+                  dst[k * MR + r] = C(0);
+              }
+            }
+          }
+          for (int64_t j = 0; j < pn; ++j)
+            for (int64_t i = 0; i < pm; ++i)
+              micro_kernel<C, MR, Tile::NV>(kc, ap + i * kc * MR, bp + j * kc * NR,
+                                            cb + i * MR * ldc + j * NR, ldc, k0 > 0);
+        }
+        for (int64_t m = 0; m < mc; ++m)
+          p.store_c_row(b, m0 + m, n0, nc, cb + m * ldc);
+      },
+      true);
+}
+
+} // namespace vtc::kernels

@@ -1,0 +1,81 @@
+// Threading and scratch memory for the CPU kernel templates. Kernels split their work into
+// tasks whose results do not depend on which thread runs them or in what order, so the
+// schedule (OpenMP, dynamic or static) changes speed only, never bits. Each thread keeps
+// its own 64-byte-aligned scratch buffers (packed GEMM panels, row buffers), reused from
+// call to call. The headers are meant for -fopenmp (as generated code is compiled); without
+// it they still compile and everything runs on the calling thread.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace vtc::kernels {
+
+inline int max_threads() {
+#ifdef _OPENMP
+  return omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+// Runs fn(t) for t in [0, n) over the threads, `dynamic` for coarse uneven tasks, static
+// blocks otherwise. Serial when n is small or when already inside a parallel region.
+template <typename F> void parallel_for(int64_t n, F&& fn, bool dynamic = false) {
+#ifdef _OPENMP
+  if (n > 1 && !omp_in_parallel() && omp_get_max_threads() > 1) {
+    if (dynamic) {
+#pragma omp parallel for schedule(dynamic, 1)
+      for (int64_t t = 0; t < n; ++t)
+        fn(t);
+    } else {
+#pragma omp parallel for schedule(static)
+      for (int64_t t = 0; t < n; ++t)
+        fn(t);
+    }
+    return;
+  }
+#endif
+  for (int64_t t = 0; t < n; ++t)
+    fn(t);
+}
+
+// Runs fn(begin, end) over contiguous chunks of [0, n), at least `grain` items a chunk.
+template <typename F> void parallel_chunks(int64_t n, int64_t grain, F&& fn) {
+  if (n <= 0) return;
+  int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(max_threads() * 4, n / grain));
+  if (chunks <= 1) {
+    fn(int64_t(0), n);
+    return;
+  }
+  int64_t step = (n + chunks - 1) / chunks;
+  chunks = (n + step - 1) / step;
+  parallel_for(chunks, [&](int64_t c) { fn(c * step, std::min(n, (c + 1) * step)); });
+}
+
+// A per-thread growable buffer, 64-byte aligned. `slot` tells apart the buffers one kernel
+// needs at the same time.
+template <typename T, int Slot> T* scratch(int64_t count) {
+  struct Buffer {
+    void* p = nullptr;
+    size_t bytes = 0;
+    ~Buffer() { std::free(p); }
+  };
+  thread_local Buffer buf;
+  size_t need = (size_t(count > 0 ? count : 1) * sizeof(T) + 63) / 64 * 64;
+  if (need > buf.bytes) {
+    std::free(buf.p);
+    buf.p = std::aligned_alloc(64, need);
+    if (!buf.p) throw std::bad_alloc();
+    buf.bytes = need;
+  }
+  return static_cast<T*>(buf.p);
+}
+
+} // namespace vtc::kernels

@@ -1,0 +1,123 @@
+// 2-D pooling, NCHW, over accessors: max and average pooling with kernel, strides,
+// dilations and padding, and global average / max pooling. The caller gives the output size
+// (so ceil_mode is its business: windows may then run past the bottom/right padding, and
+// those positions count nowhere). Each (n, c) plane is staged in a local buffer padded with
+// the pooling's neutral value (-inf for max, 0 for average), reduced in a fixed window order
+// (r, s), and stored through the output accessor.
+//
+// Average divisor: with count_include_pad, the window positions inside the padded input
+// [-pad_top, h + pad_bottom) x [-pad_left, w + pad_right) (ONNX / PyTorch); without, the
+// positions inside the input. Max pooling propagates NaN.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "parallel.h"
+#include "reduce.h"
+#include "stage.h"
+#include "vmath.h"
+
+namespace vtc::kernels {
+
+struct Pool2dShape {
+  int64_t n = 1, c = 1, h = 1, w = 1; // input [n, c, h, w]
+  int64_t h_out = 1, w_out = 1;       // output [n, c, h_out, w_out]
+  int64_t kh = 1, kw = 1;
+  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+
+enum class PoolKind { Max, Average };
+
+namespace detail {
+
+// Number of j in [0, k) with lo <= start + j*d < hi.
+inline int64_t window_count(int64_t start, int64_t k, int64_t d, int64_t lo, int64_t hi) {
+  int64_t n = 0;
+  for (int64_t j = 0; j < k; ++j)
+    n += (start + j * d >= lo && start + j * d < hi);
+  return n;
+}
+
+template <PoolKind Kind, typename OutA, typename InA>
+void pool2d(const OutA& out, const InA& in, const Pool2dShape& s, bool count_include_pad) {
+  using C = compute_t<InA>;
+  if (s.n <= 0 || s.c <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
+  const C pad_value = Kind == PoolKind::Max ? -std::numeric_limits<C>::infinity() : C(0);
+  const int64_t hp = (s.h_out - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
+  const int64_t wp = (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
+  parallel_for(s.n * s.c, [&](int64_t t) {
+    const int64_t nb = t / s.c, ch = t % s.c;
+    C* plane = scratch<C, 0>(hp * wp);
+    C* acc = scratch<C, 1>(s.w_out);
+    const int64_t x_lo = std::clamp<int64_t>(s.pad_left, 0, wp);
+    const int64_t x_hi = std::clamp<int64_t>(s.pad_left + s.w, x_lo, wp);
+    for (int64_t y = 0; y < hp; ++y) {
+      C* row = plane + y * wp;
+      const int64_t hy = y - s.pad_top;
+      if (hy < 0 || hy >= s.h || x_lo >= x_hi) {
+        std::fill(row, row + wp, pad_value);
+        continue;
+      }
+      std::fill(row, row + x_lo, pad_value);
+      load_run(in, Index<4>{nb, ch, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
+      std::fill(row + x_hi, row + wp, pad_value);
+    }
+    for (int64_t y = 0; y < s.h_out; ++y) {
+      std::fill(acc, acc + s.w_out, pad_value);
+      for (int64_t r = 0; r < s.kh; ++r)
+        for (int64_t q = 0; q < s.kw; ++q) {
+          const C* src = plane + (y * s.stride_h + r * s.dil_h) * wp + q * s.dil_w;
+          for (int64_t x = 0; x < s.w_out; ++x) {
+            const C v = src[x * s.stride_w];
+            if constexpr (Kind == PoolKind::Max)
+              acc[x] = max_nan(acc[x], v);
+            else
+              acc[x] += v;
+          }
+        }
+      if constexpr (Kind == PoolKind::Average) {
+        const int64_t y0 = y * s.stride_h - s.pad_top;
+        const int64_t rows = count_include_pad
+                                 ? window_count(y0, s.kh, s.dil_h, -s.pad_top, s.h + s.pad_bottom)
+                                 : window_count(y0, s.kh, s.dil_h, 0, s.h);
+        for (int64_t x = 0; x < s.w_out; ++x) {
+          const int64_t x0 = x * s.stride_w - s.pad_left;
+          const int64_t cols = count_include_pad
+                                   ? window_count(x0, s.kw, s.dil_w, -s.pad_left, s.w + s.pad_right)
+                                   : window_count(x0, s.kw, s.dil_w, 0, s.w);
+          acc[x] = acc[x] / C(rows * cols);
+        }
+      }
+      store_run(out, Index<4>{nb, ch, y, 0}, s.w_out, acc);
+    }
+  });
+}
+
+} // namespace detail
+
+template <typename OutA, typename InA>
+void max_pool2d(const OutA& out, const InA& in, const Pool2dShape& s) {
+  detail::pool2d<PoolKind::Max>(out, in, s, false);
+}
+
+template <typename OutA, typename InA>
+void avg_pool2d(const OutA& out, const InA& in, const Pool2dShape& s,
+                bool count_include_pad = false) {
+  detail::pool2d<PoolKind::Average>(out, in, s, count_include_pad);
+}
+
+// out[n, c, 0, 0] = mean (or max) of in[n, c, :, :]: the reductions of reduce.h over the
+// plane, presented as rows of h*w values.
+template <typename OutA, typename InA>
+void global_avg_pool2d(const OutA& out, const InA& in, int64_t n, int64_t c, int64_t h, int64_t w) {
+  detail::reduce_planes<ReduceKind::Mean>(out, in, n, c, h, w);
+}
+template <typename OutA, typename InA>
+void global_max_pool2d(const OutA& out, const InA& in, int64_t n, int64_t c, int64_t h, int64_t w) {
+  detail::reduce_planes<ReduceKind::Max>(out, in, n, c, h, w);
+}
+
+} // namespace vtc::kernels

@@ -1,0 +1,111 @@
+// Reductions over the last axis of a rank-2 view: out[r] = reduce_j in[r, j] for a view
+// [outer, reduced] → [outer]. The generated code presents any set of reduced axes as such a
+// view through an accessor (or as planes, for global pooling). Each row is staged in a local
+// buffer and reduced in the fixed lane order of vmath.h, so the result depends only on the
+// row's length and values. Empty rows give the identity of the reduction (0 for sums, 1 for
+// the product, -inf / +inf for max / min, -inf for the logarithms, NaN for the mean).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "parallel.h"
+#include "stage.h"
+#include "vmath.h"
+
+namespace vtc::kernels {
+
+enum class ReduceKind { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogSumExp };
+
+// The reduction of x[0, n) of kind K in the fixed lane order. Integer compute types (the
+// int64 of integer tensors) take every kind; their logarithms and L2 are computed in double
+// and truncated.
+template <ReduceKind K, typename C> C reduce_buffer(const C* x, int64_t n) {
+  constexpr bool fp = std::is_floating_point_v<C>;
+  if constexpr (K == ReduceKind::Sum) {
+    return sum_fixed(x, n);
+  } else if constexpr (K == ReduceKind::Mean) {
+    if (!fp && n == 0) return C(0);
+    return sum_fixed(x, n) / C(n);
+  } else if constexpr (K == ReduceKind::Max) {
+    return max_fixed(x, n);
+  } else if constexpr (K == ReduceKind::Min) {
+    return min_fixed(x, n);
+  } else if constexpr (K == ReduceKind::Prod) {
+    C acc[kLanes];
+    for (int l = 0; l < kLanes; ++l)
+      acc[l] = C(1);
+    fold_lanes(acc, n, [&](C a, int64_t j) { return a * x[j]; });
+    return combine_lanes(acc, [](C a, C b) { return a * b; });
+  } else if constexpr (K == ReduceKind::SumSquare) {
+    return sum_sq_dev_fixed(x, n, C(0));
+  } else if constexpr (K == ReduceKind::L1) {
+    return sum_fixed(x, n, [](C v) { return v < 0 ? -v : v; });
+  } else if constexpr (K == ReduceKind::L2) {
+    return C(std::sqrt(sum_sq_dev_fixed(x, n, C(0))));
+  } else if constexpr (K == ReduceKind::LogSum) {
+    return C(std::log(sum_fixed(x, n)));
+  } else {
+    static_assert(K == ReduceKind::LogSumExp);
+    const C m = max_fixed(x, n);
+    if constexpr (fp) {
+      if (std::isinf(m)) return m;
+      return std::log(sum_fixed(x, n, [m](C v) { return exp_fast(v - m); })) + m;
+    } else {
+      double s = 0;
+      for (int64_t j = 0; j < n; ++j)
+        s += std::exp(double(x[j] - m));
+      return n == 0 ? m : C(std::log(s) + double(m));
+    }
+  }
+}
+
+namespace detail {
+
+// out[r] for r < outer, where load_row(r, dst) fills dst[0, len) with row r and
+// store(r, v) writes the result.
+template <ReduceKind K, typename C, typename LoadRow, typename Store>
+void reduce_rows(int64_t outer, int64_t len, const LoadRow& load_row, const Store& store) {
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(len, 1));
+  parallel_chunks(outer, grain, [&](int64_t r0, int64_t r1) {
+    C* buf = scratch<C, 0>(len);
+    for (int64_t r = r0; r < r1; ++r) {
+      load_row(r, buf);
+      store(r, reduce_buffer<K>(buf, len));
+    }
+  });
+}
+
+// out[n, c, 0, 0] = reduce of the plane in[n, c, :, :].
+template <ReduceKind K, typename OutA, typename InA>
+void reduce_planes(const OutA& out, const InA& in, int64_t n, int64_t c, int64_t h, int64_t w) {
+  using C = compute_t<InA>;
+  reduce_rows<K, C>(
+      n * c, h * w,
+      [&](int64_t r, C* dst) {
+        for (int64_t y = 0; y < h; ++y)
+          load_run(in, Index<4>{r / c, r % c, y, 0}, w, dst + y * w);
+      },
+      [&](int64_t r, C v) {
+        out.store(Index<4>{r / c, r % c, 0, 0}, v);
+      });
+}
+
+} // namespace detail
+
+// out[r] = reduce_j in[r, j] for r < outer, j < reduced (out rank 1, in rank 2).
+template <ReduceKind K, typename OutA, typename InA>
+void reduce(const OutA& out, const InA& in, int64_t outer, int64_t reduced) {
+  static_assert(OutA::rank == 1 && InA::rank == 2, "reduce: [outer, reduced] -> [outer]");
+  using C = compute_t<InA>;
+  detail::reduce_rows<K, C>(
+      outer, reduced,
+      [&](int64_t r, C* dst) {
+        load_run(in, Index<2>{r, 0}, reduced, dst);
+      },
+      [&](int64_t r, C v) { out.store(Index<1>{r}, v); });
+}
+
+} // namespace vtc::kernels

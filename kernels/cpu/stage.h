@@ -1,0 +1,125 @@
+// Stage 1 and stage 3 of every kernel (paper §2.3): moving a run of elements along the last
+// dimension between an accessor and a local buffer of compute values. A run is split at the
+// accessor's `contig` boundaries; each piece is read or written through ptr() when the
+// accessor has one (a plain loop the compiler vectorises) and element by element through
+// load()/store() otherwise. Either way the buffer holds the same values — to_compute() of
+// the stored element (convert.h's widen/narrow are those conversions, bit for bit, without
+// branches) — so what a kernel computes from it cannot depend on the accessor.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "accessor.h"
+#include "convert.h"
+
+namespace vtc::kernels {
+
+// The compute type an accessor's load() returns (float for f32/f16/bf16, double for f64).
+template <typename A>
+using compute_t = std::decay_t<decltype(std::declval<const A&>().load(Index<A::rank>{}))>;
+
+// Is the run [start, start + len) of the last dimension one contiguous block behind ptr()?
+template <typename A> constexpr bool run_contiguous(int64_t start, int64_t len) {
+  if constexpr (!A::has_ptr) {
+    return false;
+  } else {
+    return len <= 1 || start / A::contig == (start + len - 1) / A::contig;
+  }
+}
+
+// The epilogue that leaves values as they are.
+struct NoEpilogue {
+  template <typename I, typename V> V operator()(const I&, V v) const { return v; }
+};
+
+// The absent optional operand (gamma, beta, mask, bias, ...).
+struct NoAccessor {
+  static constexpr int rank = 0;
+  static constexpr bool has_ptr = false;
+};
+template <typename A> inline constexpr bool is_present = !std::is_same_v<A, NoAccessor>;
+
+// dst[j] = a[i + j along the last dim], for j in [0, len), as compute values of type C.
+template <typename C, typename A>
+inline void load_run(const A& a, Index<A::rank> i, int64_t len, C* dst) {
+  constexpr int L = A::rank - 1;
+  const int64_t start = i[L], end = start + len;
+  if constexpr (A::has_ptr) {
+    for (int64_t s = start; s < end;) {
+      int64_t e = std::min(end, (s / A::contig + 1) * A::contig);
+      i[L] = s;
+      const auto* p = a.ptr(i);
+      C* d = dst + (s - start);
+      for (int64_t j = 0, n = e - s; j < n; ++j)
+        d[j] = C(widen(p[j]));
+      s = e;
+    }
+  } else {
+    for (int64_t j = 0; j < len; ++j) {
+      i[L] = start + j;
+      dst[j] = C(a.load(i));
+    }
+  }
+}
+
+// A pointer to the run a[i .. i + len) as compute values: straight into the accessor's
+// memory when the run is contiguous and stored as C, else staged in `tmp` by load_run().
+template <typename C, typename A>
+inline const C* view_run(const A& a, const Index<A::rank>& i, int64_t len, C* tmp) {
+  if constexpr (A::has_ptr && std::is_same_v<typename A::value_type, C>) {
+    if (run_contiguous<A>(i[A::rank - 1], len)) return a.ptr(i);
+  }
+  load_run(a, i, len, tmp);
+  return tmp;
+}
+
+// Asks the cache for the run a[i .. i + len) ahead of its use (a no-op without ptr()).
+template <typename A> inline void prefetch_run(const A& a, const Index<A::rank>& i, int64_t len) {
+  if constexpr (A::has_ptr) {
+    const char* p = reinterpret_cast<const char*>(a.ptr(i));
+    const int64_t bytes = len * int64_t(sizeof(typename A::value_type));
+    for (int64_t off = 0; off < bytes; off += 64)
+      __builtin_prefetch(p + off);
+  }
+}
+
+// out[i + j along the last dim] = epi(index, src[j]) for j in [0, len).
+template <typename A, typename C, typename Epi>
+inline void store_run(const A& out, Index<A::rank> i, int64_t len, const C* src, const Epi& epi) {
+  constexpr int L = A::rank - 1;
+  using T = typename A::value_type;
+  const int64_t start = i[L], end = start + len;
+  if constexpr (A::has_ptr) {
+    for (int64_t s = start; s < end;) {
+      int64_t e = std::min(end, (s / A::contig + 1) * A::contig);
+      i[L] = s;
+      T* p = out.ptr(i);
+      const C* q = src + (s - start);
+      if constexpr (std::is_same_v<Epi, NoEpilogue>) {
+        for (int64_t j = 0, n = e - s; j < n; ++j)
+          p[j] = narrow<T>(q[j]);
+      } else {
+        for (int64_t j = 0, n = e - s; j < n; ++j) {
+          i[L] = s + j;
+          p[j] = narrow<T>(epi(std::as_const(i), q[j]));
+        }
+      }
+      s = e;
+    }
+  } else {
+    for (int64_t j = 0; j < len; ++j) {
+      i[L] = start + j;
+      out.store(i, epi(std::as_const(i), src[j]));
+    }
+  }
+}
+
+template <typename A, typename C>
+inline void store_run(const A& out, const Index<A::rank>& i, int64_t len, const C* src) {
+  store_run(out, i, len, src, NoEpilogue{});
+}
+
+} // namespace vtc::kernels

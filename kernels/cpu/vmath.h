@@ -1,0 +1,196 @@
+// Vectorisable math with a fixed evaluation order for stage 2 of the kernels: an exp()
+// written as plain arithmetic (so the compiler vectorises it and every call site gets the
+// same bits), and reductions of a buffer — sum, dot, max — in a fixed lane order: lane l
+// (of kLanes) takes elements l, l + kLanes, ... in turn and the lanes meet in a fixed tree.
+// The order depends on the length only, so a kernel's result depends on its shape and
+// data, never on where the data came from. Multiply-adds are written as std::fma so that
+// -ffp-contract cannot change them.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "convert.h"
+#include "simd.h"
+
+namespace vtc::kernels {
+
+inline constexpr int kLanes = 16;
+
+// e^x for float, within 2 ulp; underflows gradually to 0 and overflows to inf; NaN stays NaN.
+[[gnu::always_inline]] inline float exp_fast(float x) {
+  const float xc = x < -110.0f ? -110.0f : (x > 89.0f ? 89.0f : x);
+  const float magic = 12582912.0f; // 1.5 * 2^23: adding it rounds to an integer
+  const float nf = std::fma(xc, 1.44269504088896341f, magic) - magic;
+  float r = std::fma(nf, -0.693359375f, xc);
+  r = std::fma(nf, 2.12194440e-4f, r);
+  float p = 1.9875691500e-4f;
+  p = std::fma(p, r, 1.3981999507e-3f);
+  p = std::fma(p, r, 8.3334519073e-3f);
+  p = std::fma(p, r, 4.1665795894e-2f);
+  p = std::fma(p, r, 1.6666665459e-1f);
+  p = std::fma(p, r, 5.0000001201e-1f);
+  float y = std::fma(p, r * r, r) + 1.0f;
+  const int32_t n = int32_t(nf), n1 = n >> 1, n2 = n - n1;
+  const int32_t b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
+  float s1, s2;
+  std::memcpy(&s1, &b1, 4);
+  std::memcpy(&s2, &b2, 4);
+  y = y * s1 * s2;
+  return x != x ? x : y;
+}
+inline double exp_fast(double x) {
+  return std::exp(x);
+}
+
+// The identity of max and min: -inf / +inf, or the extreme values of an integer type.
+template <typename C> constexpr C lowest_value() {
+  if constexpr (std::numeric_limits<C>::has_infinity)
+    return -std::numeric_limits<C>::infinity();
+  else
+    return std::numeric_limits<C>::lowest();
+}
+template <typename C> constexpr C highest_value() {
+  if constexpr (std::numeric_limits<C>::has_infinity)
+    return std::numeric_limits<C>::infinity();
+  else
+    return std::numeric_limits<C>::max();
+}
+
+// a * b + c, one rounding for floating-point types (std::fma), exact for integers.
+template <typename C> inline C mul_add(C a, C b, C c) {
+  if constexpr (std::is_floating_point_v<C>)
+    return std::fma(a, b, c);
+  else
+    return a * b + c;
+}
+
+// NaN-propagating maximum and minimum (a NaN operand wins).
+template <typename C> inline C max_nan(C m, C v) {
+  return (v > m || v != v) ? v : m;
+}
+template <typename C> inline C min_nan(C m, C v) {
+  return (v < m || v != v) ? v : m;
+}
+
+// Combines kLanes partial results in a fixed tree: lanes l and l + w for w = 8, 4, 2, 1.
+template <typename C, typename Op> inline C combine_lanes(C* acc, Op op) {
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l)
+      acc[l] = op(acc[l], acc[l + w]);
+  return acc[0];
+}
+
+// combine_lanes with +, for sums: the same tree (lanes l and l + w for w = 8, 4, 2, 1, lower
+// lane first), as vector halvings for float.
+template <typename C> inline C sum_lanes(const C* acc) {
+  static_assert(kLanes == 16, "sum_lanes: the halving tree is written for 16 lanes");
+  if constexpr (std::is_same_v<C, float>) {
+#if defined(__AVX2__)
+    const __m256 t8 = _mm256_add_ps(_mm256_loadu_ps(acc), _mm256_loadu_ps(acc + 8));
+    const __m128 t4 = _mm_add_ps(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
+    const __m128 t2 = _mm_add_ps(t4, _mm_movehl_ps(t4, t4));
+    return _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
+#endif
+  }
+  C tmp[kLanes];
+  for (int l = 0; l < kLanes; ++l)
+    tmp[l] = acc[l];
+  return combine_lanes(tmp, [](C a, C b) { return a + b; });
+}
+
+// The lane order: acc[l] = step(acc[l], j) for j = l, l + kLanes, l + 2*kLanes, ... < n.
+// Lanes are independent, so the loop over them vectorises (`omp simd` lets GCC if-convert
+// the NaN-aware max / min, which it does not do for an unrolled lane loop on its own).
+template <typename C, typename Step> inline void fold_lanes(C* acc, int64_t n, Step step) {
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+#pragma omp simd
+    for (int l = 0; l < kLanes; ++l)
+      acc[l] = step(acc[l], j + l);
+  }
+  for (int l = 0; j + l < n; ++l)
+    acc[l] = step(acc[l], j + l);
+}
+
+// sum_j f(x[j]) in the fixed lane order.
+template <typename C, typename F> inline C sum_fixed(const C* x, int64_t n, F f) {
+  C acc[kLanes] = {};
+  fold_lanes(acc, n, [&](C a, int64_t j) { return a + f(x[j]); });
+  return sum_lanes(acc);
+}
+template <typename C> inline C sum_fixed(const C* x, int64_t n) {
+  return sum_fixed(x, n, [](C v) { return v; });
+}
+
+// sum_j x[j] * y[j] in the fixed lane order, one fma per element.
+// y may be stored in another type (half, bfloat16): its elements are widened exactly.
+template <typename C, typename Y> inline C dot_fixed(const C* x, const Y* y, int64_t n) {
+  C acc[kLanes] = {};
+  fold_lanes(acc, n, [&](C a, int64_t j) { return mul_add(x[j], C(widen(y[j])), a); });
+  return sum_lanes(acc);
+}
+
+// out[p] = dot_fixed(x, ys[p], n) for p < np, four dot products interleaved (independent
+// chains keep the fma units busy); the same bits as np calls of dot_fixed.
+template <typename C, typename Y>
+inline void dots_fixed(const C* x, const Y* const* ys, int64_t np, int64_t n, C* out) {
+  int64_t p = 0;
+  for (; p + 4 <= np; p += 4) {
+    const Y *y0 = ys[p], *y1 = ys[p + 1], *y2 = ys[p + 2], *y3 = ys[p + 3];
+    C a0[kLanes] = {}, a1[kLanes] = {}, a2[kLanes] = {}, a3[kLanes] = {};
+    auto step = [&](int64_t l, int64_t j) {
+      a0[l] = mul_add(x[j], C(widen(y0[j])), a0[l]);
+      a1[l] = mul_add(x[j], C(widen(y1[j])), a1[l]);
+      a2[l] = mul_add(x[j], C(widen(y2[j])), a2[l]);
+      a3[l] = mul_add(x[j], C(widen(y3[j])), a3[l]);
+    };
+    int64_t j = 0;
+    for (; j + kLanes <= n; j += kLanes) {
+#pragma omp simd
+      for (int l = 0; l < kLanes; ++l)
+        step(l, j + l);
+    }
+    for (int l = 0; j + l < n; ++l)
+      step(l, j + l);
+    out[p] = sum_lanes(a0);
+    out[p + 1] = sum_lanes(a1);
+    out[p + 2] = sum_lanes(a2);
+    out[p + 3] = sum_lanes(a3);
+  }
+  for (; p < np; ++p)
+    out[p] = dot_fixed(x, ys[p], n);
+}
+
+// sum_j (x[j] - c)^2 in the fixed lane order.
+template <typename C> inline C sum_sq_dev_fixed(const C* x, int64_t n, C c) {
+  C acc[kLanes] = {};
+  fold_lanes(acc, n, [&](C a, int64_t j) {
+    const C d = x[j] - c;
+    return mul_add(d, d, a);
+  });
+  return sum_lanes(acc);
+}
+
+// max_j x[j] (NaN-propagating); lowest_value() for n == 0.
+template <typename C> inline C max_fixed(const C* x, int64_t n) {
+  C acc[kLanes];
+  for (int l = 0; l < kLanes; ++l)
+    acc[l] = lowest_value<C>();
+  fold_lanes(acc, n, [&](C a, int64_t j) { return max_nan(a, x[j]); });
+  return combine_lanes(acc, [](C a, C b) { return max_nan(a, b); });
+}
+
+// min_j x[j] (NaN-propagating); highest_value() for n == 0.
+template <typename C> inline C min_fixed(const C* x, int64_t n) {
+  C acc[kLanes];
+  for (int l = 0; l < kLanes; ++l)
+    acc[l] = highest_value<C>();
+  fold_lanes(acc, n, [&](C a, int64_t j) { return min_nan(a, x[j]); });
+  return combine_lanes(acc, [](C a, C b) { return min_nan(a, b); });
+}
+
+} // namespace vtc::kernels

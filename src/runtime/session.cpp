@@ -1,0 +1,350 @@
+// vtc::Session: import, canonicalise, lower and compile a model once; bind caller memory and
+// run it (see include/vtc/vtc.h). Target "ref" runs the reference interpreter on the same
+// graph, so callers can switch targets without changing code.
+#include "vtc/vtc.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fmt/core.h>
+#include <set>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "frontend/onnx_import.h"
+#include "lower/program.h"
+#include "passes/canonicalize.h"
+#include "ref/interpreter.h"
+#include "runtime/executor.h"
+#include "runtime/lowering.h"
+
+namespace vtc {
+
+namespace {
+
+bool overlap(const void* a, size_t an, const void* b, size_t bn) {
+  if (an == 0 || bn == 0) return false;
+  auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+  return pa < pb + bn && pb < pa + an;
+}
+
+std::string names_of(const std::vector<TensorSpec>& specs) {
+  std::string s;
+  for (const TensorSpec& t : specs)
+    s += (s.empty() ? "" : ", ") + t.name;
+  return s.empty() ? "none" : s;
+}
+
+// Every given name is a model tensor, every model tensor is given, each with its type.
+void check_views(const ViewMap& given, const std::vector<TensorSpec>& specs, const char* what) {
+  for (const auto& [name, view] : given) {
+    bool known = std::any_of(specs.begin(), specs.end(),
+                             [&](const TensorSpec& s) { return s.name == name; });
+    VTC_CHECK(known) << "unknown " << what << " '" << name << "' (the model's " << what
+                     << "s: " << names_of(specs) << ")";
+  }
+  for (const TensorSpec& spec : specs) {
+    auto it = given.find(spec.name);
+    VTC_CHECK(it != given.end()) << "missing " << what << " '" << spec.name << "' ("
+                                 << type_str(spec.type) << ")";
+    const TensorView& v = it->second;
+    VTC_CHECK(v.type() == spec.type) << what << " '" << spec.name << "' is " << type_str(v.type())
+                                     << ", the model expects " << type_str(spec.type);
+    VTC_CHECK(v.data || v.nbytes() == 0) << what << " '" << spec.name << "' has no data";
+  }
+}
+
+void check_options(const Options& o) {
+  VTC_CHECK(o.target == "cpu" || o.target == "ref")
+      << "unknown target '" << o.target << "' (available: cpu, ref)";
+  VTC_CHECK(o.strategy == "none" || o.strategy == "type1" || o.strategy == "greedy")
+      << "unknown strategy '" << o.strategy << "' (available: none, type1, greedy)";
+  VTC_CHECK(o.threads >= 0) << "threads must be >= 0, got " << o.threads;
+}
+
+jit::CompileOptions compile_options(const Options& o) {
+  jit::CompileOptions c;
+  if (!o.cache_dir.empty()) c.cache_dir = o.cache_dir;
+  std::string root = o.source_dir.empty() ? std::string(VTC_SOURCE_DIR) : o.source_dir;
+  std::filesystem::path kernels = std::filesystem::path(root) / "kernels" / "cpu";
+  VTC_CHECK(std::filesystem::exists(kernels / "accessor.h"))
+      << "kernel templates not found in " << kernels.string()
+      << " (Options::source_dir names the vtc source tree)";
+  c.include_dirs = {kernels.string(), root};
+  c.verbose = o.verbose;
+  return c;
+}
+
+} // namespace
+
+struct Session::Impl {
+  Options options;
+  std::unique_ptr<Graph> graph;
+  std::unique_ptr<Program> program;
+  std::unique_ptr<Executor> executor;
+  std::vector<TensorSpec> inputs, outputs;
+  std::vector<double> no_step_times;
+  int64_t constant_bytes = 0;
+
+  void check_donated() const;
+  void init_reference();
+  void init_program(Program p);
+  void run_reference(const ViewMap& in, const ViewMap& out);
+  void run_program(const ViewMap& in, const ViewMap& out);
+};
+
+void Session::Impl::check_donated() const {
+  for (const std::string& name : options.donate) {
+    bool found = std::any_of(graph->inputs.begin(), graph->inputs.end(),
+                             [&](const Value* v) { return v->name == name; });
+    std::string inputs;
+    for (const Value* v : graph->inputs)
+      inputs += (inputs.empty() ? "" : ", ") + v->name;
+    VTC_CHECK(found) << "donated input '" << name << "' is not a graph input (inputs: " << inputs
+                     << ")";
+  }
+}
+
+void Session::Impl::init_reference() {
+  std::set<std::string> donated(options.donate.begin(), options.donate.end());
+  for (const Value* v : graph->inputs)
+    inputs.push_back({v->name, v->type, donated.count(v->name) != 0, ""});
+  for (const Value* v : graph->outputs)
+    outputs.push_back({v->name, v->type, false, ""});
+  for (const auto& v : graph->values())
+    if (v->constant && !v->users.empty()) constant_bytes += int64_t(v->type.nbytes());
+}
+
+void Session::Impl::init_program(Program p) {
+  program = std::make_unique<Program>(std::move(p));
+  bool generated = std::any_of(program->steps.begin(), program->steps.end(),
+                               [](const StepInfo& s) { return !s.entry.empty(); });
+  jit::CompileOptions compile;
+  if (generated) compile = compile_options(options);
+  executor = std::make_unique<Executor>(*program, compile, options.threads);
+
+  std::set<std::string> donated(options.donate.begin(), options.donate.end());
+  for (int id : program->inputs) {
+    const BufferInfo& b = program->buffers[size_t(id)];
+    inputs.push_back({b.name, b.type, donated.count(b.name) != 0, ""});
+  }
+  for (int id : program->outputs) {
+    const BufferInfo& b = program->buffers[size_t(id)];
+    std::string alias = b.alias_of >= 0 ? program->buffers[size_t(b.alias_of)].name : "";
+    outputs.push_back({b.name, b.type, false, alias});
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    VTC_CHECK(!executor->input_written()[i] || inputs[i].donated)
+        << "the program writes input '" << inputs[i].name << "', which is not donated";
+  for (const BufferInfo& b : program->buffers)
+    if (b.role == BufferRole::constant) constant_bytes += int64_t(b.type.nbytes());
+
+  if (options.verbose) {
+    int copies = 0, fallbacks = 0;
+    for (const StepInfo& s : program->steps) {
+      copies += s.is_copy;
+      fallbacks += !s.fallback.empty();
+    }
+    fmt::print(stderr,
+               "vtc: strategy {}: {} steps ({} copies, {} on the interpreter), arena {} "
+               "bytes\n",
+               program->strategy, program->steps.size(), copies, fallbacks,
+               executor->plan().peak_bytes);
+  }
+}
+
+void Session::Impl::run_reference(const ViewMap& in, const ViewMap& out) {
+  TensorMap tensors;
+  for (const TensorSpec& spec : inputs) {
+    Tensor t(spec.type);
+    if (t.nbytes()) std::memcpy(t.raw(), in.at(spec.name).data, t.nbytes());
+    tensors.emplace(spec.name, std::move(t));
+  }
+  TensorMap results = vtc::run_reference(*graph, tensors);
+  for (const TensorSpec& spec : outputs) {
+    const Tensor& t = results.at(spec.name);
+    if (t.nbytes()) std::memcpy(out.at(spec.name).data, t.raw(), t.nbytes());
+  }
+}
+
+void Session::Impl::run_program(const ViewMap& in, const ViewMap& out) {
+  std::vector<void*> in_ptr, out_ptr;
+  for (const TensorSpec& s : inputs)
+    in_ptr.push_back(in.at(s.name).data);
+  for (const TensorSpec& s : outputs)
+    out_ptr.push_back(out.at(s.name).data);
+  auto in_bytes = [&](size_t i) { return inputs[i].type.nbytes(); };
+  auto out_bytes = [&](size_t j) { return outputs[j].type.nbytes(); };
+  const std::vector<int>& alias = executor->output_alias();
+
+  // An aliased output is computed in place in its donated input's buffer: when the caller
+  // wants it elsewhere, the input is copied there (once every check has passed) and that
+  // memory is bound as the input.
+  std::vector<std::pair<size_t, const void*>> copy_in; // (input position, its caller memory)
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (alias[j] < 0 || out_ptr[j] == in_ptr[size_t(alias[j])]) continue;
+    size_t i = size_t(alias[j]);
+    VTC_CHECK(!overlap(out_ptr[j], out_bytes(j), in_ptr[i], in_bytes(i)))
+        << "output '" << outputs[j].name << "' partly overlaps the donated input '"
+        << inputs[i].name << "' it is aliased to";
+    copy_in.emplace_back(i, in_ptr[i]);
+    in_ptr[i] = out_ptr[j];
+  }
+  // Any other output sharing memory with another bound tensor is computed in scratch memory
+  // and copied out afterwards, so no step reads what another has half written.
+  std::vector<std::pair<size_t, Tensor>> scratch;
+  scratch.reserve(outputs.size());
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (alias[j] >= 0) continue;
+    bool shared = false;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      shared |= overlap(out_ptr[j], out_bytes(j), in_ptr[i], in_bytes(i));
+    for (size_t k = 0; k < outputs.size(); ++k)
+      shared |= k != j && outputs[k].name != outputs[j].name &&
+                overlap(out_ptr[j], out_bytes(j), out_ptr[k], out_bytes(k));
+    if (!shared) continue;
+    scratch.emplace_back(j, Tensor(outputs[j].type));
+    out_ptr[j] = scratch.back().second.raw();
+  }
+  // A buffer the program writes may not be another input's memory.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!executor->input_written()[i]) continue;
+    for (size_t k = 0; k < inputs.size(); ++k)
+      VTC_CHECK(k == i || !overlap(in_ptr[i], in_bytes(i), in_ptr[k], in_bytes(k)))
+          << "donated input '" << inputs[i].name << "' shares memory with input '" << inputs[k].name
+          << "'";
+  }
+  for (const auto& [i, from] : copy_in)
+    std::memcpy(in_ptr[i], from, in_bytes(i));
+  executor->run(in_ptr, out_ptr);
+  for (auto& [j, t] : scratch)
+    if (t.nbytes()) std::memcpy(out.at(outputs[j].name).data, t.raw(), t.nbytes());
+}
+
+Session::Session(const std::string& model_path, Options options) : impl_(std::make_unique<Impl>()) {
+  check_options(options);
+  impl_->options = std::move(options);
+  impl_->graph = std::make_unique<Graph>(import_onnx_file(model_path));
+  canonicalize(*impl_->graph);
+  impl_->check_donated();
+  if (impl_->options.target == "ref") {
+    impl_->init_reference();
+    return;
+  }
+  impl_->init_program(lower_for_target(*impl_->graph, impl_->options));
+}
+
+Session::Session(std::unique_ptr<Graph> graph, Program program, Options options)
+    : impl_(std::make_unique<Impl>()) {
+  check_options(options);
+  VTC_CHECK(options.target == "cpu")
+      << "a lowered program runs on target cpu, not '" << options.target << "'";
+  VTC_CHECK(graph) << "a Session needs the graph its program was lowered from";
+  impl_->options = std::move(options);
+  impl_->graph = std::move(graph);
+  impl_->check_donated();
+  impl_->init_program(std::move(program));
+}
+
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+const std::vector<TensorSpec>& Session::inputs() const {
+  return impl_->inputs;
+}
+const std::vector<TensorSpec>& Session::outputs() const {
+  return impl_->outputs;
+}
+
+void Session::run(const ViewMap& inputs, const ViewMap& outputs) {
+  check_views(inputs, impl_->inputs, "input");
+  check_views(outputs, impl_->outputs, "output");
+  if (impl_->executor)
+    impl_->run_program(inputs, outputs);
+  else
+    impl_->run_reference(inputs, outputs);
+}
+
+HostTensorMap Session::run(const ViewMap& inputs) {
+  HostTensorMap results;
+  ViewMap views;
+  for (const TensorSpec& s : impl_->outputs) {
+    if (results.count(s.name)) continue;
+    Tensor& t = results.emplace(s.name, Tensor(s.type)).first->second;
+    views.emplace(s.name, TensorView::of(t));
+  }
+  run(inputs, views);
+  return results;
+}
+
+HostTensorMap Session::run(const HostTensorMap& inputs) {
+  // Inputs the program overwrites without an output to hold the result are copied first;
+  // aliased ones are copied into their (newly allocated) outputs by run().
+  std::set<std::string> clobbered;
+  if (impl_->executor) {
+    std::set<int> aliased(impl_->executor->output_alias().begin(),
+                          impl_->executor->output_alias().end());
+    for (size_t i = 0; i < impl_->inputs.size(); ++i)
+      if (impl_->executor->input_written()[i] && !aliased.count(int(i)))
+        clobbered.insert(impl_->inputs[i].name);
+  }
+  std::vector<Tensor> copies;
+  copies.reserve(clobbered.size());
+  ViewMap views;
+  for (const auto& [name, t] : inputs) {
+    if (clobbered.count(name)) {
+      copies.push_back(t);
+      views.emplace(name, TensorView::of(copies.back()));
+    } else {
+      views.emplace(name, TensorView::of(const_cast<Tensor&>(t)));
+    }
+  }
+  return run(views);
+}
+
+int64_t Session::peak_bytes() const {
+  return impl_->executor ? impl_->executor->plan().peak_bytes : 0;
+}
+int64_t Session::constant_bytes() const {
+  return impl_->constant_bytes;
+}
+
+const std::vector<double>& Session::last_step_times() const {
+  return impl_->executor ? impl_->executor->step_times() : impl_->no_step_times;
+}
+
+double Session::compile_seconds() const {
+  if (!impl_->executor || !impl_->executor->compiled()) return 0;
+  return impl_->executor->compiled()->seconds;
+}
+
+int Session::threads() const {
+  if (impl_->options.threads > 0) return impl_->options.threads;
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+bool Session::has_program() const {
+  return impl_->program != nullptr;
+}
+
+const Program& Session::program() const {
+  VTC_CHECK(impl_->program) << "target '" << impl_->options.target
+                            << "' runs the graph on the reference interpreter: no program";
+  return *impl_->program;
+}
+
+const Graph& Session::graph() const {
+  return *impl_->graph;
+}
+const Options& Session::options() const {
+  return impl_->options;
+}
+
+} // namespace vtc

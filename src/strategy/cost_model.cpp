@@ -1,0 +1,136 @@
+// Mapping profiles and the analytic roofline model.
+#include "strategy/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include <fmt/core.h>
+
+namespace vtc {
+namespace {
+
+// The mapping read with its last two virtual dimensions exchanged.
+Mapping swap_last_two(const Mapping& m) {
+  int r = m.rank();
+  Mapping out{m.shape, {}};
+  std::swap(out.shape[size_t(r - 2)], out.shape[size_t(r - 1)]);
+  for (const Piece& p : m.pieces) {
+    Piece q = p;
+    std::swap(q.guard[size_t(r - 2)], q.guard[size_t(r - 1)]);
+    std::vector<IndexExpr> repl(static_cast<size_t>(r));
+    // old variable r-2 (range guard[r-2]) is now variable r-1, and the other way round.
+    repl[size_t(r - 2)] =
+        IndexExpr::var(r - 1, p.guard[size_t(r - 2)].lo, p.guard[size_t(r - 2)].hi);
+    repl[size_t(r - 1)] =
+        IndexExpr::var(r - 2, p.guard[size_t(r - 1)].lo, p.guard[size_t(r - 1)].hi);
+    for (int d = 0; d < r - 2; ++d)
+      repl[size_t(d)] = IndexExpr();
+    for (IndexExpr& e : q.index)
+      e = substitute(e, repl);
+    for (Search& s : q.searches)
+      for (auto& [a, b] : s.eqs) {
+        a = substitute(a, repl);
+        b = substitute(b, repl);
+      }
+    out.pieces.push_back(std::move(q));
+  }
+  return out;
+}
+
+int count_loads(const ExprNode* e, std::set<const ExprNode*>& seen) {
+  if (!e || !seen.insert(e).second) return 0;
+  int n = e->kind == ExprKind::load ? 1 : 0;
+  for (const ExprNode* c : e->ops)
+    n += count_loads(c, seen);
+  return n;
+}
+
+bool degenerate(const Box& b) {
+  for (const Range& r : b)
+    if (r.size() <= 0) return true;
+  return false;
+}
+
+} // namespace
+
+MappingProfile profile_mapping(const Mapping& m, int elem_bytes, int64_t transaction_bytes) {
+  MappingProfile prof;
+  prof.contiguity = contiguity(m, elem_bytes, transaction_bytes);
+  prof.transposed = prof.contiguity;
+  bool swappable = m.rank() >= 2;
+  for (const Piece& p : m.pieces)
+    swappable = swappable && !degenerate(p.guard);
+  if (swappable) prof.transposed = contiguity(swap_last_two(m), elem_bytes, transaction_bytes);
+  prof.pieces = int(m.pieces.size());
+  double numel = double(shape_numel(m.shape));
+  if (numel <= 0) return prof;
+  double distinct = 0, probes = 0, loads = 0;
+  int64_t run = std::max<int64_t>(1, prof.contiguity.run);
+  for (const Piece& p : m.pieces) {
+    if (p.is_constant()) continue;
+    double vol = double(box_volume(p.guard));
+    double region = 1;
+    for (size_t d = 0; d < p.index.size(); ++d) {
+      int64_t dim = p.base->shape[d];
+      Interval b = bounds(p.index[d], p.guard);
+      int64_t lo = std::max<int64_t>(b.lo, 0), hi = std::min<int64_t>(b.hi, dim - 1);
+      region *= double(std::max<int64_t>(hi - lo + 1, 0));
+    }
+    distinct += std::min(vol, region);
+    for (const Search& s : p.searches)
+      probes += vol * double(s.extent) * double(s.eqs.size());
+    std::set<const ExprNode*> seen;
+    int n = 0;
+    for (IndexExpr e : p.index)
+      n += count_loads(e.node(), seen);
+    loads += vol * double(n) / double(run);
+  }
+  prof.footprint = std::min(1.0, distinct / numel);
+  prof.probes = probes / numel;
+  prof.loads = loads / numel;
+  return prof;
+}
+
+std::string AnalyticCostModel::describe() const {
+  return fmt::format("analytic roofline ({:.0f} GB/s, {} B lines, {:.1f} us launch)",
+                     p_.bandwidth / 1e9, p_.line_bytes, p_.launch * 1e6);
+}
+
+double AnalyticCostModel::line_penalty(const Contiguity& c, int elem_bytes) const {
+  if (c.type == Profitability::type1) return 1.0;
+  int64_t line = p_.line_bytes;
+  double run = double(std::max<int64_t>(c.run, 1) * elem_bytes);
+  // Runs start at offsets that are multiples of the alignment: average the lines they touch
+  // over the positions such a start can take within a line.
+  int64_t step = std::gcd(std::max<int64_t>(c.alignment, 1) * elem_bytes, line);
+  double lines = 0;
+  int starts = 0;
+  for (int64_t o = 0; o < line; o += step, ++starts)
+    lines += std::ceil((double(o) + run) / double(line));
+  double penalty = lines / starts * double(line) / run;
+  return std::clamp(penalty, 1.0, double(line) / double(elem_bytes));
+}
+
+double AnalyticCostModel::latency(const StepQuery& q) const {
+  if (!q.active) return 0;
+  bool gemm = q.kernel && q.kernel->kind == KernelKind::gemm;
+  double bytes = 0, probes = 0;
+  for (const OperandQuery& o : q.operands) {
+    double b = double(o.bytes);
+    if (o.mapping && o.profile) {
+      double penalty = line_penalty(o.profile->contiguity, o.elem_bytes);
+      if (gemm) penalty = std::min(penalty, line_penalty(o.profile->transposed, o.elem_bytes));
+      double elems = b / double(o.elem_bytes);
+      if (!o.write) b *= o.profile->footprint;
+      b = b * penalty + elems * o.profile->loads * 8;
+      probes += elems * o.profile->probes;
+    }
+    if (o.scatter) b *= line_penalty(o.scatter->contiguity, o.elem_bytes);
+    bytes += b + double(o.extra_bytes);
+  }
+  return p_.launch + bytes / p_.bandwidth + probes * p_.probe;
+}
+
+} // namespace vtc

@@ -1,0 +1,42 @@
+// The points-to graph search (paper §5.2, figure 10): global greedy over the VTOG. Everything
+// starts physical. Each round takes the move with the largest latency saving and re-measures
+// the moves whose saving it can change — those with edges pointing at the tensors it made
+// virtual (they now compose through them), at their bases, and at the same data-movement node
+// — until the best saving is ≤ 0. A move makes one tensor virtual through one option (its
+// compatible out-edges), or makes every input (or every output) of one data-movement node
+// virtual at once, so that the three writes of a Concat's inputs into its output compete with
+// its one read as a whole.
+//
+// Moves are ranked by saving minus forfeit (the copy work the move makes impossible to remove
+// later: making a Concat input virtual of the Concat's output strands the Slice that produces
+// it), then by the number of write-side options (a producer writing once through a mapping
+// rather than every consumer reading through it), then by id — so the result is deterministic.
+// Savings are compared in whole picoseconds. The paper's complexity holds: O(|V|) rounds, each
+// re-measuring the moves next to what changed.
+//
+// `type1` is the same loop over options whose every edge is Type I (always profitable), which
+// it takes whenever legal; `none` takes nothing.
+#pragma once
+
+#include <vector>
+
+#include "strategy/assignment.h"
+
+namespace vtc {
+
+struct Commit {
+  std::vector<int> options;
+  int movement = 0;  // the data-movement node the move belongs to
+  double saving = 0; // seconds, measured when taken
+  double forfeit = 0;
+};
+
+struct SearchResult {
+  std::vector<int> options; // chosen, ascending
+  std::vector<Commit> commits;
+  int trials = 0; // moves evaluated
+};
+
+SearchResult greedy_search(const Vtog& g, const CostModel& model, bool type1_only);
+
+} // namespace vtc

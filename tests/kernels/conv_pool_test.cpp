@@ -1,0 +1,278 @@
+// Tests of conv.h and pool.h against naive double-precision loops: grouped, depthwise and
+// dense convolutions with strides, dilations and asymmetric pads, bias as an epilogue;
+// max / average pooling with and without count_include_pad, ceil-mode output sizes, global
+// pooling. Every kernel also runs on permuted (NHWC storage), split and computed accessors
+// and must give the dense result bit for bit; the direct depthwise kernel must equal the
+// implicit GEMM bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "kernel_test_util.h"
+#include "kernels/cpu/conv.h"
+#include "kernels/cpu/pool.h"
+
+namespace vtc::kernels::test {
+namespace {
+
+struct ConvCase {
+  int64_t n, c_in, h, w, c_out, kh, kw, groups, sh, sw, dh, dw, pt, pl, pb, pr;
+};
+
+Conv2dShape conv_shape(const ConvCase& c) {
+  Conv2dShape s;
+  s.n = c.n;
+  s.c_in = c.c_in;
+  s.h = c.h;
+  s.w = c.w;
+  s.c_out = c.c_out;
+  s.kh = c.kh;
+  s.kw = c.kw;
+  s.groups = c.groups;
+  s.stride_h = c.sh;
+  s.stride_w = c.sw;
+  s.dil_h = c.dh;
+  s.dil_w = c.dw;
+  s.pad_top = c.pt;
+  s.pad_left = c.pl;
+  s.h_out = (c.h + c.pt + c.pb - ((c.kh - 1) * c.dh + 1)) / c.sh + 1;
+  s.w_out = (c.w + c.pl + c.pr - ((c.kw - 1) * c.dw + 1)) / c.sw + 1;
+  return s;
+}
+
+std::string describe(const ConvCase& c) {
+  std::ostringstream o;
+  o << "conv n" << c.n << " cin" << c.c_in << " " << c.h << "x" << c.w << " cout" << c.c_out << " k"
+    << c.kh << "x" << c.kw << " g" << c.groups << " s" << c.sh << "," << c.sw << " d" << c.dh << ","
+    << c.dw << " p" << c.pt << "," << c.pl << "," << c.pb << "," << c.pr;
+  return o.str();
+}
+
+template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
+  const std::string what = std::string(type_name<T>()) + " " + describe(cc);
+  const Conv2dShape s = conv_shape(cc);
+  const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups;
+  const Index<4> xs = {s.n, s.c_in, s.h, s.w}, ws = {s.c_out, cin_g, s.kh, s.kw};
+  const Index<4> ys = {s.n, s.c_out, s.h_out, s.w_out};
+  auto x = random_tensor<T, 4>(rng, xs);
+  auto w = random_tensor<T, 4>(rng, ws);
+  auto bias = random_tensor<T, 1>(rng, {s.c_out});
+  std::vector<double> ref(static_cast<size_t>(volume<4>(ys))), scale(ref.size());
+  for (int64_t f = 0; f < volume<4>(ys); ++f) {
+    const Index<4> o = unflatten<4>(ys, f);
+    const int64_t g = o[1] / cout_g;
+    double acc = bias.at({o[1]}), mag = std::abs(acc);
+    for (int64_t ci = 0; ci < cin_g; ++ci)
+      for (int64_t r = 0; r < s.kh; ++r)
+        for (int64_t q = 0; q < s.kw; ++q) {
+          const int64_t hy = o[2] * s.stride_h - s.pad_top + r * s.dil_h;
+          const int64_t wx = o[3] * s.stride_w - s.pad_left + q * s.dil_w;
+          if (hy < 0 || hy >= s.h || wx < 0 || wx >= s.w) continue;
+          const double p = w.at({o[1], ci, r, q}) * x.at({o[0], g * cin_g + ci, hy, wx});
+          acc += p;
+          mag += std::abs(p);
+        }
+    ref[size_t(f)] = acc;
+    scale[size_t(f)] = mag;
+  }
+  const auto epi = bias_epilogue(bias.acc());
+  Tensor<T, 4> dense(ys);
+  conv2d(dense.acc(), x.acc(), w.acc(), s, epi);
+  const double rtol = unit_roundoff<T>() + double(cin_g * s.kh * s.kw + 2) * std::ldexp(1.0, -23);
+  expect_close(dense, ref, 1e-6, rtol, what, &scale);
+  {
+    ComputedAccessor<T, 4> cx(xs);
+    SplitAccessor<T, 4, 2> sw(ws);
+    PermutedAccessor<T, 4, true> py(ys, {0, 2, 3, 1}); // NHWC storage
+    fill_from(cx, x);
+    fill_from(sw, w);
+    conv2d(py, cx, sw, s, epi);
+    expect_bitwise(py, dense, what + ": computed input, split weight, NHWC output");
+  }
+  {
+    PermutedAccessor<T, 4, true> px(xs, {0, 2, 3, 1});
+    PermutedAccessor<T, 4, false> pw(ws, {3, 2, 1, 0});
+    SplitAccessor<T, 4, 4> sy(ys);
+    fill_from(px, x);
+    fill_from(pw, w);
+    conv2d(sy, px, pw, s, epi);
+    expect_bitwise(sy, dense, what + ": NHWC input, permuted weight, split output");
+  }
+  if (cin_g == 1) {
+    Tensor<T, 4> direct(ys), gemm(ys);
+    depthwise_conv2d(direct.acc(), x.acc(), w.acc(), s, epi);
+    conv2d_implicit_gemm(gemm.acc(), x.acc(), w.acc(), s, epi);
+    expect_bitwise(direct, gemm, what + ": direct depthwise vs implicit GEMM");
+  }
+}
+
+std::vector<ConvCase> conv_cases() {
+  // n cin h w cout kh kw g sh sw dh dw pt pl pb pr
+  return {
+      {1, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // dense 3x3 same
+      {2, 5, 11, 9, 7, 3, 2, 1, 2, 1, 1, 1, 0, 1, 2, 0},    // odd, asymmetric pads
+      {1, 8, 13, 13, 12, 3, 3, 4, 2, 2, 1, 1, 1, 1, 1, 1},  // grouped, stride 2
+      {1, 6, 10, 12, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1},   // depthwise
+      {2, 4, 15, 14, 8, 5, 3, 4, 2, 3, 2, 1, 2, 1, 0, 3},   // depthwise x2, dilation
+      {1, 16, 7, 7, 33, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},   // pointwise
+      {1, 3, 20, 23, 5, 7, 7, 1, 2, 2, 1, 1, 3, 3, 3, 3},   // stem
+      {1, 2, 6, 6, 4, 3, 3, 2, 1, 1, 2, 2, 2, 2, 2, 2},     // grouped dilated
+      {1, 32, 9, 9, 32, 3, 3, 32, 2, 2, 1, 1, 1, 1, 1, 1},  // depthwise stride 2
+      {1, 40, 12, 12, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // K = 360 > one block
+  };
+}
+
+TEST(ConvTest, F32MatchesReferenceAndIsAccessorInvariant) {
+  std::mt19937 rng(21);
+  for (const auto& c : conv_cases())
+    check_conv<float>(rng, c);
+}
+TEST(ConvTest, F16MatchesReferenceAndIsAccessorInvariant) {
+  std::mt19937 rng(22);
+  for (const auto& c : conv_cases())
+    check_conv<half>(rng, c);
+}
+TEST(ConvTest, Bf16MatchesReferenceAndIsAccessorInvariant) {
+  std::mt19937 rng(23);
+  for (const auto& c : conv_cases())
+    check_conv<bfloat16>(rng, c);
+}
+
+struct PoolCase {
+  int64_t n, c, h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  bool ceil_mode;
+};
+
+Pool2dShape pool_shape(const PoolCase& c) {
+  Pool2dShape s;
+  s.n = c.n;
+  s.c = c.c;
+  s.h = c.h;
+  s.w = c.w;
+  s.kh = c.kh;
+  s.kw = c.kw;
+  s.stride_h = c.sh;
+  s.stride_w = c.sw;
+  s.dil_h = c.dh;
+  s.dil_w = c.dw;
+  s.pad_top = c.pt;
+  s.pad_left = c.pl;
+  s.pad_bottom = c.pb;
+  s.pad_right = c.pr;
+  auto out = [&](int64_t in, int64_t k, int64_t st, int64_t d, int64_t p0, int64_t p1) {
+    const int64_t span = in + p0 + p1 - ((k - 1) * d + 1);
+    int64_t o = (c.ceil_mode ? (span + st - 1) / st : span / st) + 1;
+    if (c.ceil_mode && (o - 1) * st >= in + p0) --o; // the last window starts inside
+    return o;
+  };
+  s.h_out = out(c.h, c.kh, c.sh, c.dh, c.pt, c.pb);
+  s.w_out = out(c.w, c.kw, c.sw, c.dw, c.pl, c.pr);
+  return s;
+}
+
+template <typename T> void check_pool(std::mt19937& rng, const PoolCase& pc) {
+  const Pool2dShape s = pool_shape(pc);
+  std::ostringstream o;
+  o << type_name<T>() << " pool " << s.h << "x" << s.w << " k" << s.kh << "x" << s.kw << " s"
+    << s.stride_h << "," << s.stride_w << " d" << s.dil_h << "," << s.dil_w << " out " << s.h_out
+    << "x" << s.w_out << (pc.ceil_mode ? " ceil" : "");
+  const std::string what = o.str();
+  const Index<4> xs = {s.n, s.c, s.h, s.w}, ys = {s.n, s.c, s.h_out, s.w_out};
+  auto x = random_tensor<T, 4>(rng, xs);
+  for (int mode = 0; mode < 3; ++mode) { // max, avg, avg with count_include_pad
+    std::vector<double> ref(static_cast<size_t>(volume<4>(ys)));
+    for (int64_t f = 0; f < volume<4>(ys); ++f) {
+      const Index<4> i = unflatten<4>(ys, f);
+      double best = -std::numeric_limits<double>::infinity(), sum = 0;
+      int64_t inside = 0, padded = 0;
+      for (int64_t r = 0; r < s.kh; ++r)
+        for (int64_t q = 0; q < s.kw; ++q) {
+          const int64_t hy = i[2] * s.stride_h - s.pad_top + r * s.dil_h;
+          const int64_t wx = i[3] * s.stride_w - s.pad_left + q * s.dil_w;
+          padded += hy >= -s.pad_top && hy < s.h + s.pad_bottom && wx >= -s.pad_left &&
+                    wx < s.w + s.pad_right;
+          if (hy < 0 || hy >= s.h || wx < 0 || wx >= s.w) continue;
+          const double v = x.at({i[0], i[1], hy, wx});
+          best = std::max(best, v);
+          sum += v;
+          ++inside;
+        }
+      ref[size_t(f)] = mode == 0 ? best : sum / double(mode == 1 ? inside : padded);
+    }
+    auto run = [&](const auto& out, const auto& in) {
+      if (mode == 0)
+        max_pool2d(out, in, s);
+      else
+        avg_pool2d(out, in, s, mode == 2);
+    };
+    const std::string m = what + (mode == 0 ? " max" : mode == 1 ? " avg" : " avg+pad");
+    Tensor<T, 4> dense(ys);
+    run(dense.acc(), x.acc());
+    expect_close(dense, ref, 1e-6, unit_roundoff<T>() + 1e-6, m);
+    ComputedAccessor<T, 4> cx(xs);
+    SplitAccessor<T, 4, 2> sy(ys);
+    fill_from(cx, x);
+    run(sy, cx);
+    expect_bitwise(sy, dense, m + ": computed input, split output");
+  }
+}
+
+TEST(PoolTest, MatchesReferenceAndIsAccessorInvariant) {
+  std::mt19937 rng(31);
+  // n c h w kh kw sh sw dh dw pt pl pb pr ceil
+  const std::vector<PoolCase> cases = {
+      {1, 2, 8, 8, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, false},
+      {2, 3, 9, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false},
+      {1, 2, 10, 7, 3, 2, 2, 2, 1, 1, 1, 0, 1, 1, true},
+      {1, 1, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, false},
+      {1, 4, 7, 9, 5, 4, 3, 2, 1, 1, 2, 1, 0, 2, true},
+      {1, 3, 6, 6, 6, 6, 1, 1, 1, 1, 0, 0, 0, 0, false},
+  };
+  for (const auto& c : cases) {
+    check_pool<float>(rng, c);
+    check_pool<half>(rng, c);
+    check_pool<bfloat16>(rng, c);
+  }
+}
+
+TEST(PoolTest, MaxPoolPropagatesNaN) {
+  std::vector<float> x = {1, std::nanf(""), 3, 4}, y(1);
+  Pool2dShape s;
+  s.h = s.w = 2;
+  s.kh = s.kw = 2;
+  max_pool2d(DenseAccessor<float, 4>(y.data(), {1, 1, 1, 1}),
+             DenseAccessor<float, 4>(x.data(), {1, 1, 2, 2}), s);
+  EXPECT_TRUE(std::isnan(y[0]));
+}
+
+TEST(PoolTest, GlobalPooling) {
+  std::mt19937 rng(32);
+  const Index<4> xs = {2, 3, 5, 7};
+  auto x = random_tensor<float, 4>(rng, xs);
+  Tensor<float, 4> avg({2, 3, 1, 1}), mx({2, 3, 1, 1});
+  global_avg_pool2d(avg.acc(), x.acc(), 2, 3, 5, 7);
+  global_max_pool2d(mx.acc(), x.acc(), 2, 3, 5, 7);
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < 3; ++c) {
+      double s = 0, m = -1e30;
+      for (int64_t h = 0; h < 5; ++h)
+        for (int64_t w = 0; w < 7; ++w) {
+          s += x.at({n, c, h, w});
+          m = std::max(m, x.at({n, c, h, w}));
+        }
+      EXPECT_NEAR(avg.at({n, c, 0, 0}), s / 35, 1e-6);
+      EXPECT_EQ(mx.at({n, c, 0, 0}), m);
+    }
+  ComputedAccessor<float, 4> cx(xs);
+  fill_from(cx, x);
+  Tensor<float, 4> avg2({2, 3, 1, 1});
+  global_avg_pool2d(avg2.acc(), cx, 2, 3, 5, 7);
+  expect_bitwise(avg2, avg, "global average pool through a computed accessor");
+}
+
+} // namespace
+} // namespace vtc::kernels::test

@@ -1,0 +1,159 @@
+// Session on hand-written Programs: generated steps, a fallback step with a value that lives
+// only inside it, constants and intermediates in the arena; results bitwise equal to the
+// reference interpreter, outputs written zero-copy into caller memory, timing and memory
+// figures; and the model-file path for targets ref and cpu.
+#include <cstring>
+#include <fstream>
+
+#include "frontend/onnx_import.h"
+#include "model_builder.h"
+#include "ref/interpreter.h"
+#include "ref/random_inputs.h"
+#include "runtime_test_util.h"
+
+namespace vtc {
+namespace {
+
+using testing::AddReluMul;
+using testing::RuntimeTest;
+
+HostTensorMap random_inputs(const Session& s, uint64_t seed) {
+  HostTensorMap m;
+  for (const TensorSpec& in : s.inputs())
+    m.emplace(in.name, random_tensor(in.type, seed++));
+  return m;
+}
+
+TEST_F(RuntimeTest, HandWrittenProgramMatchesTheReferenceBitwise) {
+  AddReluMul m;
+  Session s(std::move(m.graph), std::move(m.program), options());
+  HostTensorMap in = random_inputs(s, 1);
+  HostTensorMap out = s.run(in);
+  TensorMap expected = run_reference(s.graph(), in);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(out.at("y").bitwise_equal(expected.at("y")));
+  // Not trivially zero: Relu(a + b) is positive about half the time.
+  double norm = 0;
+  for (int64_t i = 0; i < 32; ++i)
+    norm += std::abs(out.at("y").get_f64(i));
+  EXPECT_GT(norm, 0.1);
+}
+
+TEST_F(RuntimeTest, ReportsArenaConstantsStepTimesAndProgram) {
+  AddReluMul m;
+  Session s(std::move(m.graph), std::move(m.program), options());
+  // t (steps 0..1) and u (steps 1..2) are live together at step 1: 2 x 128 bytes.
+  EXPECT_EQ(s.peak_bytes(), 256);
+  EXPECT_EQ(s.constant_bytes(), 128);
+  EXPECT_TRUE(s.has_program());
+  EXPECT_EQ(s.program().steps.size(), 3u);
+  EXPECT_GT(s.compile_seconds(), 0);
+  EXPECT_EQ(s.inputs().size(), 2u);
+  EXPECT_EQ(s.outputs()[0].name, "y");
+  EXPECT_TRUE(s.last_step_times().empty() || s.last_step_times().size() == 3);
+  s.run(random_inputs(s, 3));
+  ASSERT_EQ(s.last_step_times().size(), 3u);
+  for (double t : s.last_step_times())
+    EXPECT_GE(t, 0);
+}
+
+TEST_F(RuntimeTest, SecondSessionLoadsTheCachedObject) {
+  AddReluMul a, b;
+  Session first(std::move(a.graph), std::move(a.program), options());
+  Session second(std::move(b.graph), std::move(b.program), options());
+  EXPECT_GT(first.compile_seconds(), 0);
+  EXPECT_EQ(second.compile_seconds(), 0);
+}
+
+TEST_F(RuntimeTest, OutputsAreWrittenIntoCallerMemory) {
+  AddReluMul m;
+  Session s(std::move(m.graph), std::move(m.program), options());
+  HostTensorMap in = random_inputs(s, 5);
+  Tensor y(DType::f32, {4, 8});
+  s.run({{"a", TensorView::of(in.at("a"))}, {"b", TensorView::of(in.at("b"))}},
+        {{"y", TensorView::of(y)}});
+  TensorMap expected = run_reference(s.graph(), in);
+  EXPECT_TRUE(y.bitwise_equal(expected.at("y")));
+  // Run again on new inputs into the same memory: the result changes with them.
+  HostTensorMap in2 = random_inputs(s, 9);
+  s.run({{"a", TensorView::of(in2.at("a"))}, {"b", TensorView::of(in2.at("b"))}},
+        {{"y", TensorView::of(y)}});
+  EXPECT_TRUE(y.bitwise_equal(run_reference(s.graph(), in2).at("y")));
+}
+
+// y1 = Neg(a) written by step 0, then y2 = a + a read by step 1: binding y1 to a's memory
+// would feed step 1 the negated values unless y1 is computed aside and copied out.
+struct WriteBeforeRead {
+  std::unique_ptr<Graph> graph = std::make_unique<Graph>();
+  Program program;
+
+  WriteBeforeRead() {
+    TensorType f{DType::f32, {8}};
+    Value* a = testing::graph_input(*graph, "a", f);
+    Value* y1 = testing::typed(graph->add_value("y1"), f);
+    Value* y2 = testing::typed(graph->add_value("y2"), f);
+    graph->add_node("Neg", "neg", {a}, {y1});
+    graph->add_node("Add", "double", {a, a}, {y2});
+    testing::graph_output(*graph, y1);
+    testing::graph_output(*graph, y2);
+    program.inputs = {testing::add_buffer(program, a, BufferRole::input)};
+    program.outputs = {testing::add_buffer(program, y1, BufferRole::output),
+                       testing::add_buffer(program, y2, BufferRole::output)};
+    program.steps.push_back({"neg", "step_neg", {}, false, {0}, {1}, 64, 8});
+    program.steps.push_back({"double", "step_double", {}, false, {0}, {2}, 64, 8});
+    program.source = R"(
+extern "C" void step_neg(void* const* buf) {
+  for (int i = 0; i < 8; ++i) static_cast<float*>(buf[1])[i] = -static_cast<float*>(buf[0])[i];
+}
+extern "C" void step_double(void* const* buf) {
+  const float* a = static_cast<const float*>(buf[0]);
+  for (int i = 0; i < 8; ++i) static_cast<float*>(buf[2])[i] = a[i] + a[i];
+}
+)";
+  }
+};
+
+TEST_F(RuntimeTest, OutputSharingAnInputsMemoryIsStillCorrect) {
+  WriteBeforeRead m;
+  Session s(std::move(m.graph), std::move(m.program), options());
+  HostTensorMap in = random_inputs(s, 7);
+  TensorMap expected = run_reference(s.graph(), in);
+  Tensor a = in.at("a"), y2(DType::f32, {8});
+  s.run({{"a", TensorView::of(a)}}, {{"y1", TensorView::of(a)}, {"y2", TensorView::of(y2)}});
+  EXPECT_TRUE(a.bitwise_equal(expected.at("y1")));
+  EXPECT_TRUE(y2.bitwise_equal(expected.at("y2")));
+}
+
+TEST_F(RuntimeTest, ReferenceTargetRunsTheSameApi) {
+  testing::ModelBuilder b;
+  b.input("a", DType::f32, {3, 5});
+  b.input("b", DType::f32, {3, 5});
+  b.node("Add", {"a", "b"}, {"s"}, "add");
+  b.node("Relu", {"s"}, {"y"}, "relu");
+  b.output("y");
+  std::string path = (dir_ / "add_relu.onnx").string();
+  std::ofstream(path, std::ios::binary) << b.bytes();
+
+  Options ref = options();
+  ref.target = "ref";
+  Session r(path, ref);
+  EXPECT_FALSE(r.has_program());
+  EXPECT_EQ(r.peak_bytes(), 0);
+  EXPECT_TRUE(r.last_step_times().empty());
+  HostTensorMap in = random_inputs(r, 11);
+  Tensor y(DType::f32, {3, 5});
+  r.run({{"a", TensorView::of(in.at("a"))}, {"b", TensorView::of(in.at("b"))}},
+        {{"y", TensorView::of(y)}});
+  for (int64_t i = 0; i < y.numel(); ++i)
+    EXPECT_EQ(y.get_f64(i),
+              std::max(0.0, double(in.at("a").data<float>()[i] + in.at("b").data<float>()[i])));
+
+  Options cpu = options();
+  cpu.strategy = "none";
+  Session c(path, cpu);
+  EXPECT_TRUE(c.has_program());
+  EXPECT_TRUE(c.run(in).at("y").bitwise_equal(y));
+}
+
+} // namespace
+} // namespace vtc

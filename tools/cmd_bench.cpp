@@ -1,0 +1,185 @@
+// `vtc bench MODEL`: times the model compiled with each strategy (none, type1, greedy) and
+// onnxruntime in the same run, on the same seeded inputs and thread count; reports medians
+// after warm-up, peak (arena) memory, the copy steps each strategy leaves, and where the
+// greedy program spends its time. Progress goes to stderr; the last line on stdout is
+//   bench: none X ms, greedy Y ms, onnxruntime Z ms, peak none A MB, greedy B MB
+#include <algorithm>
+#include <chrono>
+#include <fmt/core.h>
+#include <memory>
+
+#include "commands.h"
+#include "lower/program.h"
+#include "onnxruntime_peer.h"
+#include "session_cli.h"
+#include "support/error.h"
+
+namespace vtc::cli {
+
+namespace {
+
+struct BenchArgs {
+  std::string model;
+  std::string target = "cpu";
+  int repeat = 20;
+  int warmup = 3;
+  int top = 10;
+  uint64_t seed = 0;
+  std::string python = "python3";
+  Options options;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string megabytes(int64_t bytes) {
+  return fmt::format("{:.3f}", double(bytes) / 1e6);
+}
+
+struct Measured {
+  std::string strategy;
+  std::unique_ptr<Session> session;
+  double median_ms = 0, min_ms = 0;
+  std::vector<double> step_ms; // median per step over the timed runs
+};
+
+// Times `repeat` runs after `warmup`; donated inputs are updated in place, as in decoding.
+void measure(Measured& m, HostTensorMap inputs, const BenchArgs& args) {
+  Session& s = *m.session;
+  HostTensorMap outputs;
+  ViewMap in, out;
+  for (auto& [name, t] : inputs)
+    in.emplace(name, TensorView::of(t));
+  for (const TensorSpec& spec : s.outputs()) {
+    if (!spec.aliased_input.empty()) {
+      out.emplace(spec.name, in.at(spec.aliased_input));
+      continue;
+    }
+    Tensor& t = outputs.emplace(spec.name, Tensor(spec.type)).first->second;
+    out.emplace(spec.name, TensorView::of(t));
+  }
+  for (int i = 0; i < args.warmup; ++i)
+    s.run(in, out);
+  std::vector<double> times;
+  std::vector<std::vector<double>> steps(s.program().steps.size());
+  for (int i = 0; i < args.repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    s.run(in, out);
+    times.push_back(seconds_since(start) * 1e3);
+    for (size_t k = 0; k < steps.size(); ++k)
+      steps[k].push_back(s.last_step_times()[k] * 1e3);
+  }
+  m.median_ms = median(times);
+  m.min_ms = *std::min_element(times.begin(), times.end());
+  for (const auto& t : steps)
+    m.step_ms.push_back(median(t));
+}
+
+void print_top_steps(const Measured& m, int top) {
+  const Program& p = m.session->program();
+  double total = 0;
+  for (double t : m.step_ms)
+    total += t;
+  std::vector<size_t> order(m.step_ms.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return m.step_ms[a] > m.step_ms[b]; });
+  fmt::print("\n{} program: {} steps, {:.3f} ms in steps (median run {:.3f} ms); top steps:\n",
+             m.strategy, p.steps.size(), total, m.median_ms);
+  for (size_t r = 0; r < order.size() && r < size_t(top); ++r) {
+    const StepInfo& step = p.steps[order[r]];
+    double ms = m.step_ms[order[r]];
+    double gbps = ms > 0 ? double(step.bytes) / (ms * 1e6) : 0;
+    fmt::print("  {:6.3f} ms {:5.1f}%  {:7.2f} GB/s  {}{}{}\n", ms,
+               total > 0 ? 100 * ms / total : 0.0, gbps, step.name, step.is_copy ? "  [copy]" : "",
+               step.fallback.empty() ? "" : "  [interpreter]");
+  }
+}
+
+int bench(const BenchArgs& args) {
+  VTC_CHECK(args.target == "cpu") << "vtc bench measures compiled code: --target cpu, not '"
+                                  << args.target << "'";
+  VTC_CHECK(args.repeat >= 1 && args.warmup >= 0) << "--repeat must be >= 1 and --warmup >= 0 (got "
+                                                  << args.repeat << ", " << args.warmup << ")";
+  std::vector<Measured> runs;
+  HostTensorMap inputs;
+  for (const char* strategy : {"none", "type1", "greedy"}) {
+    Options o = args.options;
+    o.target = "cpu";
+    o.strategy = strategy;
+    fmt::print(stderr, "bench: {}: lowering and compiling ...\n", strategy);
+    auto start = std::chrono::steady_clock::now();
+    Measured m;
+    m.strategy = strategy;
+    m.session = std::make_unique<Session>(args.model, o);
+    ProgramCounts c = count_steps(*m.session);
+    fmt::print(stderr,
+               "bench: {}: {} steps, {} copies, {} on the interpreter, arena {} MB, "
+               "ready in {:.2f} s (compiler {:.2f} s)\n",
+               strategy, c.steps, c.copies, c.interpreted, megabytes(m.session->peak_bytes()),
+               seconds_since(start), m.session->compile_seconds());
+    if (inputs.empty()) inputs = model_inputs(m.session->inputs(), {}, args.seed);
+    fmt::print(stderr, "bench: {}: {} warm-up + {} timed runs on {} threads ...\n", strategy,
+               args.warmup, args.repeat, m.session->threads());
+    measure(m, inputs, args);
+    fmt::print(stderr, "bench: {}: median {:.3f} ms (min {:.3f} ms)\n", strategy, m.median_ms,
+               m.min_ms);
+    runs.push_back(std::move(m));
+  }
+
+  int threads = runs.front().session->threads();
+  fmt::print(stderr, "bench: onnxruntime: {} warm-up + {} timed runs on {} threads ...\n",
+             args.warmup, args.repeat, threads);
+  PeerRun ort = run_onnxruntime(args.model, inputs, threads, args.warmup, args.repeat, args.python);
+  if (ort.available)
+    fmt::print(stderr, "bench: onnxruntime: median {:.3f} ms ({})\n", ort.median_ms, ort.how);
+  else
+    fmt::print(stderr, "bench: onnxruntime: n/a: {}\n", ort.reason);
+
+  const Measured& none = runs[0];
+  const Measured& greedy = runs[2];
+  print_top_steps(greedy, args.top);
+  fmt::print("\ncopy steps left:");
+  for (const Measured& m : runs)
+    fmt::print(" {} {}{}", m.strategy, count_steps(*m.session).copies,
+               &m == &runs.back() ? "\n" : ",");
+  fmt::print("times (median of {} after {} warm-up, {} threads):", args.repeat, args.warmup,
+             threads);
+  for (const Measured& m : runs)
+    fmt::print(" {} {:.3f} ms{}", m.strategy, m.median_ms, &m == &runs.back() ? "\n" : ",");
+  std::string ort_text = ort.available ? fmt::format("onnxruntime {:.3f} ms", ort.median_ms)
+                                       : std::string("onnxruntime n/a");
+  fmt::print("bench: none {:.3f} ms, greedy {:.3f} ms, {}, peak none {} MB, greedy {} MB\n",
+             none.median_ms, greedy.median_ms, ort_text, megabytes(none.session->peak_bytes()),
+             megabytes(greedy.session->peak_bytes()));
+  return 0;
+}
+
+} // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Time a model compiled with each strategy against onnxruntime, in one run");
+  cmd->add_option("model", args->model, "ONNX model file")->required();
+  cmd->add_option("--target", args->target, "where to run: cpu")->capture_default_str();
+  cmd->add_option("--repeat", args->repeat, "timed runs per strategy")->capture_default_str();
+  cmd->add_option("--warmup", args->warmup, "untimed runs first")->capture_default_str();
+  cmd->add_option("--top", args->top, "steps to list in the time breakdown")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "seed for the random inputs");
+  cmd->add_option("--python", args->python, "python with onnxruntime, for the peer")
+      ->capture_default_str();
+  add_session_flags(cmd, args->options, false);
+  cmd->callback([args, &exit_code] { exit_code = bench(*args); });
+}
+
+} // namespace vtc::cli

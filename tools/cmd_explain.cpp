@@ -1,0 +1,80 @@
+// `vtc explain MODEL`: which data-movement ops a strategy removes and how — per op its
+// decision (virtual read side, virtual write side, in place, or a copy), the mapping type and
+// the latency saving the cost model credited — with totals, and the points-to graph as
+// Graphviz text (--dot) or SVG drawn by the `dot` program (--svg).
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/core.h>
+
+#include "commands.h"
+#include "frontend/onnx_import.h"
+#include "jit/process.h"
+#include "passes/canonicalize.h"
+#include "passes/fusion.h"
+#include "strategy/explain.h"
+#include "support/error.h"
+
+namespace vtc::cli {
+
+namespace {
+
+struct ExplainArgs {
+  std::string model;
+  std::string strategy = "greedy";
+  std::vector<std::string> donated;
+  std::string dot;
+  std::string svg;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  VTC_CHECK(f.good()) << "cannot write " << path;
+  f << text;
+  VTC_CHECK(f.good()) << "cannot write " << path;
+}
+
+int explain(const ExplainArgs& args) {
+  std::optional<StrategyKind> kind = parse_strategy_kind(args.strategy);
+  VTC_CHECK(kind) << "unknown strategy '" << args.strategy << "' (none, type1, greedy)";
+  Graph g = import_onnx_file(args.model);
+  canonicalize(g);
+  KernelGraph kg = fuse(g);
+  StrategyOptions options;
+  options.kind = *kind;
+  options.donated = args.donated;
+  AnalyticCostModel model;
+  Strategy s = choose_strategy(kg, options, model);
+  fmt::print("{}", explain_text(s));
+  if (args.dot.empty() && args.svg.empty()) return 0;
+  std::string dot = points_to_dot(s);
+  std::string dot_path = args.dot;
+  if (dot_path.empty())
+    dot_path =
+        (std::filesystem::temp_directory_path() /
+         fmt::format("vtc-explain-{}.dot", std::filesystem::path(args.svg).filename().string()))
+            .string();
+  write_file(dot_path, dot);
+  if (!args.svg.empty()) {
+    jit::ProcessResult r = jit::run_process({"dot", "-Tsvg", "-o", args.svg, dot_path});
+    if (args.dot.empty()) std::filesystem::remove(dot_path);
+    VTC_CHECK(r.ok()) << "dot -Tsvg " << args.svg << ": " << r.describe_status() << " " << r.output;
+  }
+  return 0;
+}
+
+} // namespace
+
+void add_explain_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ExplainArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "explain", "Show which data-movement ops a strategy makes virtual, how, and what it saves");
+  cmd->add_option("model", args->model, "ONNX model file")->required();
+  cmd->add_option("--strategy", args->strategy, "none, type1 or greedy (default greedy)");
+  cmd->add_option("--donate", args->donated, "graph inputs vtc may update in place (a KV cache)");
+  cmd->add_option("--dot", args->dot, "write the points-to graph as Graphviz text");
+  cmd->add_option("--svg", args->svg, "draw the points-to graph as SVG with `dot`");
+  cmd->callback([args, &exit_code] { exit_code = explain(*args); });
+}
+
+} // namespace vtc::cli

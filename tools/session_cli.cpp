@@ -1,0 +1,89 @@
+// Shared pieces of the Session-based commands (see session_cli.h).
+#include "session_cli.h"
+
+#include <algorithm>
+#include <fmt/core.h>
+#include <map>
+
+#include "frontend/tensor_io.h"
+#include "lower/program.h"
+#include "ref/random_inputs.h"
+
+namespace vtc::cli {
+
+void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
+  if (strategy)
+    cmd->add_option("--strategy", options.strategy,
+                    "which tensors become virtual: none, type1 or greedy")
+        ->capture_default_str();
+  cmd->add_option("--cache-dir", options.cache_dir,
+                  "where compiled models are cached (default: $XDG_CACHE_HOME/vtc)");
+  cmd->add_option("--threads", options.threads, "kernel threads (0: all cores)")
+      ->capture_default_str();
+  cmd->add_option("--donate", options.donate,
+                  "a graph input the program may update in place (repeatable)");
+  cmd->add_flag("--verbose,-v", options.verbose, "report lowering and compilation on stderr");
+}
+
+HostTensorMap model_inputs(const std::vector<TensorSpec>& specs,
+                           const std::vector<std::string>& bindings, uint64_t seed) {
+  std::map<std::string, std::string> files;
+  for (const std::string& a : bindings) {
+    auto eq = a.find('=');
+    VTC_CHECK(eq != std::string::npos && eq > 0)
+        << "--input '" << a << "' is not of the form NAME=FILE";
+    files[a.substr(0, eq)] = a.substr(eq + 1);
+  }
+  HostTensorMap inputs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const TensorSpec& in = specs[i];
+    auto it = files.find(in.name);
+    if (it == files.end()) {
+      fmt::print(stderr, "input '{}' not given: using seeded random values ({}, seed {})\n",
+                 in.name, type_str(in.type), seed + i);
+      inputs[in.name] = random_tensor(in.type, seed + i);
+      continue;
+    }
+    Tensor t = read_tensor_file(it->second, in.type.dtype);
+    VTC_CHECK(t.type() == in.type)
+        << "input '" << in.name << "' from " << it->second << " is " << type_str(t.type())
+        << ", the model expects " << type_str(in.type);
+    inputs[in.name] = std::move(t);
+    files.erase(it);
+  }
+  for (const auto& [name, file] : files)
+    VTC_FAIL() << "--input " << name << "=" << file << ": the model has no input '" << name << "'";
+  return inputs;
+}
+
+std::string summary(const Tensor& t) {
+  if (t.numel() == 0) return "empty";
+  double lo = t.get_f64(0), hi = lo, sum = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    double v = t.get_f64(i);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  return fmt::format("min {:.6g} max {:.6g} mean {:.6g}", lo, hi, sum / double(t.numel()));
+}
+
+std::string file_name_for(const std::string& name) {
+  std::string s = name;
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
+  return s;
+}
+
+ProgramCounts count_steps(const Session& s) {
+  ProgramCounts c;
+  if (!s.has_program()) return c;
+  for (const StepInfo& step : s.program().steps) {
+    ++c.steps;
+    c.copies += step.is_copy;
+    c.interpreted += !step.fallback.empty();
+  }
+  return c;
+}
+
+} // namespace vtc::cli

@@ -1,0 +1,32 @@
+// What `vtc run`, `vtc bench` and `vtc check` share: the command-line flags that fill
+// vtc::Options, model inputs from files or seeded random values, and short reports of a
+// tensor and of a lowered program.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "vtc/vtc.h"
+
+namespace vtc::cli {
+
+// --cache-dir, --threads, --donate, --verbose (and --strategy when `strategy` is set).
+void add_session_flags(CLI::App* cmd, Options& options, bool strategy);
+
+// One tensor per model input: from "NAME=FILE" bindings (.npy or .pb), the rest seeded random
+// values (input i gets seed + i, noted on stderr). Errors name the binding or the input.
+HostTensorMap model_inputs(const std::vector<TensorSpec>& specs,
+                           const std::vector<std::string>& bindings, uint64_t seed);
+
+// "min -0.5 max 2 mean 0.1"
+std::string summary(const Tensor& t);
+// A file name for a tensor name (ONNX names may hold '/' or ':').
+std::string file_name_for(const std::string& name);
+
+struct ProgramCounts {
+  int steps = 0, copies = 0, interpreted = 0;
+};
+ProgramCounts count_steps(const Session& s);
+
+} // namespace vtc::cli

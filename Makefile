@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 VTC := $(BUILD_DIR)/tools/vtc
 EXAMPLE_DIR := $(BUILD_DIR)/examples
-EXAMPLE := $(EXAMPLE_DIR)/llama_small_f32_b1.onnx
+EXAMPLE := $(EXAMPLE_DIR)/llama3_layer_small_f32_b1.onnx
 
 .PHONY: setup build demo test clean
 
@@ -17,11 +17,12 @@ build: setup
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
 $(EXAMPLE): build
-	@python3 models/generate.py --out $(EXAMPLE_DIR) --size small --only llama --dtype f32 --batch 1
+	@python3 models/generate.py --out $(EXAMPLE_DIR) --size small --only llama3_layer --dtype f32 --batch 1
 
 demo: build $(EXAMPLE)
 	$(VTC) info $(EXAMPLE)
-	$(VTC) run $(EXAMPLE) --output-dir $(BUILD_DIR)/demo-out
+	$(VTC) explain $(EXAMPLE) --donate past_k past_v --svg $(BUILD_DIR)/demo-strategy.svg
+	$(VTC) run $(EXAMPLE) --donate past_k past_v --output-dir $(BUILD_DIR)/demo-out
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the ONNX loader fuzzer with clang, AddressSanitizer and UBSan, seeds it with the
-# ONNX operator test models, and runs it for SECONDS (default 600).
+# ONNX operator test models, and runs it for SECONDS (default 600) in fork mode, going on
+# after a finding so that one run collects them all (each lands in build-fuzz/findings/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
@@ -18,5 +19,6 @@ fi
 mkdir -p $build/findings
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   $build/fuzz/onnx_loader_fuzzer $corpus -max_total_time="$seconds" -rss_limit_mb=4096 \
-  -max_len=65536 -artifact_prefix=$build/findings/ \
+  -max_len=65536 -artifact_prefix=$build/findings/ -fork=1 -ignore_crashes=1 \
+  -ignore_timeouts=1 -ignore_ooms=1 \
   -print_final_stats=1

@@ -28,6 +28,7 @@ struct ConformanceArgs {
   int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
   double timeout = 60;
   bool verbose = false;
+  std::string cache_dir;
 };
 
 // Known failures: one case name per line, '#' starts the reason.
@@ -85,7 +86,7 @@ int conformance(const ConformanceArgs& args) {
   std::vector<std::string> dirs = list_conformance_cases(args.dir, args.filter);
   fmt::print(stderr, "running {} cases from {} on target {} ({} at a time)\n", dirs.size(),
              args.dir, args.target, args.jobs);
-  ConformanceOptions options{args.target, args.timeout};
+  ConformanceOptions options{args.target, args.timeout, args.cache_dir};
   std::vector<CaseResult> results = run_all(dirs, options, args.jobs);
   print_table(results);
 
@@ -148,7 +149,9 @@ void add_conformance_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ConformanceArgs>();
   CLI::App* cmd = app.add_subcommand("conformance", "Run ONNX's operator test cases");
   cmd->add_option("dir", args->dir, "folder of test cases (default: libonnx-testdata's node)");
-  cmd->add_option("--target", args->target, "target to run: ref");
+  cmd->add_option("--target", args->target,
+                  "target to run: ref, or cpu (every strategy; outputs must be bitwise equal)");
+  cmd->add_option("--cache-dir", args->cache_dir, "compiled-kernel cache for target cpu");
   cmd->add_option("--filter", args->filter, "only cases whose folder name matches this regex");
   cmd->add_option("--expect", args->expect_file,
                   "known failures, one case a line with '# reason'; fail on any other failure "

@@ -16,7 +16,10 @@
 #include "frontend/tensor_io.h"
 #include "ops/op_registry.h"
 #include "ref/compare.h"
+#include "passes/canonicalize.h"
 #include "ref/interpreter.h"
+#include "runtime/lowering.h"
+#include "vtc/vtc.h"
 #include "support/error.h"
 
 namespace vtc {
@@ -67,6 +70,40 @@ void classify_case(const std::string& bytes, const std::string& dir, CaseResult&
   }
 }
 
+// Runs the case on the cpu target under every strategy; the outputs of all strategies must be
+// bitwise identical (only loads and stores differ between them, never arithmetic).
+TensorMap run_compiled(const std::string& bytes, const std::string& dir,
+                       const std::vector<std::string>& names,
+                       const std::vector<std::string>& in_files, const TensorMap& inputs,
+                       const ConformanceOptions& options) {
+  std::optional<TensorMap> first;
+  std::string first_strategy;
+  for (const char* strategy : {"none", "type1", "greedy"}) {
+    auto g = std::make_unique<Graph>(import_freezing(bytes, dir, names, in_files));
+    canonicalize(*g);
+    Options o;
+    o.target = "cpu";
+    o.strategy = strategy;
+    o.cache_dir = options.cache_dir;
+    Program p = lower_for_target(*g, o);
+    Session session(std::move(g), std::move(p), o);
+    HostTensorMap in;
+    for (const TensorSpec& spec : session.inputs()) in[spec.name] = inputs.at(spec.name);
+    HostTensorMap out = session.run(in);
+    TensorMap result(out.begin(), out.end());
+    if (!first) {
+      first = result;
+      first_strategy = strategy;
+      continue;
+    }
+    for (const auto& [name, t] : result)
+      VTC_CHECK(t.bitwise_equal(first->at(name)))
+          << "strategy " << strategy << " differs from " << first_strategy << " on output '"
+          << name << "'";
+  }
+  return *first;
+}
+
 } // namespace
 
 const char* status_name(CaseStatus s) {
@@ -83,7 +120,8 @@ CaseResult run_conformance_case(const std::string& dir, const ConformanceOptions
   r.name = fs::path(dir).filename().string();
   r.op = "?";
   try {
-    VTC_CHECK(options.target == "ref") << "unknown target '" << options.target << "'";
+    VTC_CHECK(options.target == "ref" || options.target == "cpu")
+        << "unknown target '" << options.target << "' (ref, cpu)";
     std::string bytes = read_model_bytes(dir + "/model.onnx");
     classify_case(bytes, dir, r);
     std::vector<std::string> names = onnx_graph_input_names(bytes, dir);
@@ -102,7 +140,11 @@ CaseResult run_conformance_case(const std::string& dir, const ConformanceOptions
         if (!g.find_value(names[i]) || !g.find_value(names[i])->is_graph_input) continue;
         inputs[names[i]] = read_tensor_pb(in_files[i]);
       }
-      TensorMap outputs = run_reference(g, inputs);
+      std::vector<std::string> output_names;
+      for (const Value* v : g.outputs) output_names.push_back(v->name);
+      TensorMap outputs = options.target == "ref"
+                              ? run_reference(g, inputs)
+                              : run_compiled(bytes, dir, names, in_files, inputs, options);
       VTC_CHECK(out_files.size() == g.outputs.size())
           << set.filename().string() << ": " << out_files.size() << " expected outputs, the "
           << "model has " << g.outputs.size();

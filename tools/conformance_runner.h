@@ -19,8 +19,9 @@ struct CaseResult {
 };
 
 struct ConformanceOptions {
-  std::string target = "ref";
+  std::string target = "ref"; // "ref", or "cpu": every strategy, outputs bitwise identical
   double timeout_seconds = 60;
+  std::string cache_dir;      // compiled-kernel cache for target cpu (empty: the default)
 };
 
 // Runs one case folder (in the calling process: no isolation).

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "gemm_core.h"
+#include "simd.h"
 #include "stage.h"
 
 namespace vtc::kernels {
@@ -77,13 +78,19 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   Conv2dShape s;
   int64_t cin_g, cout_g, khw;
 
+  // Index arithmetic once per row, then increments: these run for every packed panel.
   void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const {
     const int64_t co = b % s.groups * cout_g + m;
+    int64_t ci = k0 / khw, r = k0 % khw / s.kw, q = k0 % s.kw;
     for (int64_t k = k0, end = k0 + kc; k < end;) {
-      const int64_t ci = k / khw, rs = k % khw, r = rs / s.kw, q = rs % s.kw;
       const int64_t len = std::min(s.kw - q, end - k);
       load_run(wt, Index<4>{co, ci, r, q}, len, dst + (k - k0));
       k += len;
+      q = 0;
+      if (++r == s.kh) {
+        r = 0;
+        ++ci;
+      }
     }
   }
   void load_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const {
@@ -92,8 +99,9 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
     // Output columns x whose input column x*sw + off lies in [0, w).
     const int64_t x_lo = std::max<int64_t>(0, ceil_div(-off, s.stride_w));
     const int64_t x_hi = std::min(s.w_out, floor_div(s.w - 1 - off, s.stride_w) + 1);
-    for (int64_t p = n0, end = n0 + nc; p < end;) {
-      const int64_t y = p / s.w_out, x0 = p % s.w_out, len = std::min(s.w_out - x0, end - p);
+    int64_t y = n0 / s.w_out, x0 = n0 % s.w_out;
+    for (int64_t p = n0, end = n0 + nc; p < end; ++y, x0 = 0) {
+      const int64_t len = std::min(s.w_out - x0, end - p);
       C* d = dst + (p - n0);
       const int64_t hy = y * s.stride_h - s.pad_top + r * s.dil_h;
       const int64_t a = std::clamp(x_lo, x0, x0 + len), e = std::clamp(x_hi, a, x0 + len);
@@ -110,8 +118,9 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   }
   void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const {
     const int64_t nb = b / s.groups, co = b % s.groups * cout_g + m;
-    for (int64_t p = n0, end = n0 + nc; p < end;) {
-      const int64_t y = p / s.w_out, x0 = p % s.w_out, len = std::min(s.w_out - x0, end - p);
+    int64_t y = n0 / s.w_out, x0 = n0 % s.w_out;
+    for (int64_t p = n0, end = n0 + nc; p < end; ++y, x0 = 0) {
+      const int64_t len = std::min(s.w_out - x0, end - p);
       store_run(out, Index<4>{nb, co, y, x0}, len, src + (p - n0), epi);
       p += len;
     }
@@ -149,9 +158,17 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
       s.n * s.c_out,
       [&](int64_t t) {
         const int64_t nb = t / s.c_out, co = t % s.c_out, ci = co / cout_g;
-        C* plane = scratch<C, 0>(hp * wp);
+        // Whole vectors of the output row are computed (lanes past w_out are dropped): the
+        // accumulator row is rounded up to a vector and the planes have a vector of slack.
+        using V = Vec<C>;
+        constexpr int64_t kW = V::width, kBlock = 4 * kW;
+        const int64_t x_end = (s.w_out + kW - 1) / kW * kW, sw = s.stride_w;
+        const int64_t wq = (wp + sw - 1) / sw; // columns of one stride phase
+        C* plane = scratch<C, 0>(hp * wp + kW);
+        C* phases = sw == 1 ? plane : scratch<C, 3>(sw * hp * wq + kW);
         C* wv = scratch<C, 1>(s.kh * s.kw);
-        C* acc = scratch<C, 2>(s.w_out);
+        C* acc = scratch<C, 2>(x_end);
+        std::fill(plane + hp * wp, plane + hp * wp + kW, C(0));
         // Stage 1: the input plane with zeros around it, and the filter.
         const int64_t x_lo = std::clamp<int64_t>(s.pad_left, 0, wp);
         const int64_t x_hi = std::clamp<int64_t>(s.pad_left + s.w, x_lo, wp);
@@ -168,21 +185,58 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
         }
         for (int64_t r = 0; r < s.kh; ++r)
           load_run(w, Index<4>{co, 0, r, 0}, s.kw, wv + r * s.kw);
-        // Stage 2 and 3, one output row at a time.
-        for (int64_t y = 0; y < s.h_out; ++y) {
-          std::fill(acc, acc + s.w_out, C(0));
-          for (int64_t r = 0; r < s.kh; ++r)
-            for (int64_t q = 0; q < s.kw; ++q) {
-              const C f = wv[r * s.kw + q];
-              const C* src = plane + (y * s.stride_h + r * s.dil_h) * wp + q * s.dil_w;
-              if (s.stride_w == 1) {
-                for (int64_t x = 0; x < s.w_out; ++x)
-                  acc[x] = std::fma(f, src[x], acc[x]);
+        // A column stride is undone by splitting the plane into its stride phases: input
+        // column x*sw + q*dw is column x + (q*dw)/sw of phase (q*dw) % sw.
+        if (sw > 1) {
+          std::fill(phases + sw * hp * wq, phases + sw * hp * wq + kW, C(0));
+          for (int64_t ph = 0; ph < sw; ++ph)
+            for (int64_t y = 0; y < hp; ++y) {
+              C* dst = phases + (ph * hp + y) * wq;
+              const C* src = plane + y * wp;
+              const int64_t n = (wp - ph + sw - 1) / sw; // columns of this phase
+              if (sw == 2) { // the common case, with a stride the compiler can vectorise
+                for (int64_t x = 0; x < n; ++x)
+                  dst[x] = src[2 * x + ph];
               } else {
-                for (int64_t x = 0; x < s.w_out; ++x)
-                  acc[x] = std::fma(f, src[x * s.stride_w], acc[x]);
+                for (int64_t x = 0; x < n; ++x)
+                  dst[x] = src[x * sw + ph];
               }
+              std::fill(dst + n, dst + wq, C(0));
             }
+        }
+        const int64_t ws = sw == 1 ? wp : wq; // row stride of the phase planes
+        // Stage 2 and 3, one output row at a time, blocks of the row held in registers across
+        // the filter taps (same order everywhere: acc = fma(w[r][q], in, acc)).
+        int64_t* taps = scratch<int64_t, 0>(s.kh * s.kw); // offset of tap (r, q) in phases
+        for (int64_t r = 0; r < s.kh; ++r)
+          for (int64_t q = 0; q < s.kw; ++q) {
+            const int64_t c = q * s.dil_w;
+            taps[r * s.kw + q] = ((c % sw) * hp + r * s.dil_h) * ws + c / sw;
+          }
+        auto tap = [&](int64_t y, int64_t r, int64_t q) {
+          return phases + y * s.stride_h * ws + taps[r * s.kw + q];
+        };
+        for (int64_t y = 0; y < s.h_out; ++y) {
+          int64_t x0 = 0;
+          for (; x0 + kBlock <= x_end; x0 += kBlock) {
+            V a[4] = {V::zero(), V::zero(), V::zero(), V::zero()};
+            for (int64_t r = 0; r < s.kh; ++r)
+              for (int64_t q = 0; q < s.kw; ++q) {
+                const V f = V::set1(wv[r * s.kw + q]);
+                const C* src = tap(y, r, q) + x0;
+                for (int v = 0; v < 4; ++v)
+                  a[v] = fma(f, V::load(src + v * kW), a[v]);
+              }
+            for (int v = 0; v < 4; ++v)
+              a[v].store(acc + x0 + v * kW);
+          }
+          for (; x0 < x_end; x0 += kW) {
+            V a = V::zero();
+            for (int64_t r = 0; r < s.kh; ++r)
+              for (int64_t q = 0; q < s.kw; ++q)
+                a = fma(V::set1(wv[r * s.kw + q]), V::load(tap(y, r, q) + x0), a);
+            a.store(acc + x0);
+          }
           store_run(out, Index<4>{nb, co, y, 0}, s.w_out, acc, epi);
         }
       },

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
@@ -112,6 +113,12 @@ inline GemmBlocks gemm_blocks(int64_t batch, int64_t M, int64_t N, int64_t K, in
   return {mc, nc, kc};
 }
 
+// A number unique to each gemm_packed call (keys the per-thread A-panel cache).
+inline uint64_t next_gemm_call() {
+  static std::atomic<uint64_t> calls{0};
+  return calls.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 template <typename C, typename Problem>
 void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K) {
   using Tile = GemmTile<C>;
@@ -119,29 +126,39 @@ void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t 
   if (batch <= 0 || M <= 0 || N <= 0) return;
   const GemmBlocks bl = gemm_blocks<C>(batch, M, N, K, max_threads());
   const int64_t tm = (M + bl.mc - 1) / bl.mc, tn = (N + bl.nc - 1) / bl.nc;
+  // A thread that runs several column blocks of one row block packs its A panels once, for
+  // every k, when they fit in 4 MB (conv weights are packed from short runs: costly).
+  const uint64_t call = next_gemm_call();
+  const bool keep_a = (bl.mc + MR - 1) / MR * MR * K * int64_t(sizeof(C)) <= (int64_t(4) << 20);
   parallel_for(
       batch * tm * tn,
       [&](int64_t t) {
         const int64_t b = t / (tm * tn), m0 = (t / tn) % tm * bl.mc, n0 = t % tn * bl.nc;
         const int64_t mc = std::min(bl.mc, M - m0), nc = std::min(bl.nc, N - n0);
         const int64_t pm = (mc + MR - 1) / MR, pn = (nc + NR - 1) / NR, ldc = pn * NR;
-        C* ap = scratch<C, 0>(pm * MR * bl.kc);
+        struct PackedA {
+          uint64_t call = 0;
+          int64_t b = -1, m0 = -1;
+        };
+        thread_local PackedA packed_a;
+        const bool have_a = keep_a && packed_a.call == call && packed_a.b == b && packed_a.m0 == m0;
+        C* a_all = scratch<C, 0>(pm * MR * (keep_a ? K : bl.kc));
         C* bp = scratch<C, 1>(pn * NR * bl.kc);
         C* cb = scratch<C, 2>(pm * MR * ldc);
-        C* row = scratch<C, 3>(bl.kc);
+        C* row = scratch<C, 3>(std::max(bl.kc, pn * NR));
         if (K == 0) std::fill(cb, cb + pm * MR * ldc, C(0));
         for (int64_t k0 = 0; k0 < K; k0 += bl.kc) {
           const int64_t kc = std::min(bl.kc, K - k0);
-          for (int64_t j = 0; j < pn; ++j) { // pack B: panel j is kc x NR, k-major
-            const int64_t nv = std::min<int64_t>(NR, nc - j * NR);
-            C* dst = bp + j * kc * NR;
-            for (int64_t k = 0; k < kc; ++k) {
-              p.load_b_row(b, k0 + k, n0 + j * NR, nv, dst + k * NR);
-              for (int64_t n = nv; n < NR; ++n)
-                dst[k * NR + n] = C(0);
-            }
+          // Pack B: panel j is kc x NR, k-major; one row of the block is loaded at a time
+          // (one call of the Problem per row: its index arithmetic is per run, not per panel).
+          std::fill(row + nc, row + pn * NR, C(0));
+          for (int64_t k = 0; k < kc; ++k) {
+            p.load_b_row(b, k0 + k, n0, nc, row);
+            for (int64_t j = 0; j < pn; ++j)
+              std::copy(row + j * NR, row + (j + 1) * NR, bp + (j * kc + k) * NR);
           }
-          for (int64_t i = 0; i < pm; ++i) { // pack A: panel i is kc x MR, k-major
+          C* ap = keep_a ? a_all + pm * MR * k0 : a_all;
+          for (int64_t i = 0; i < pm && !have_a; ++i) { // pack A: panel i is kc x MR, k-major
             C* dst = ap + i * kc * MR;
             for (int r = 0; r < MR; ++r) {
               const int64_t m = i * MR + r;
@@ -160,6 +177,7 @@ void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t 
               micro_kernel<C, MR, Tile::NV>(kc, ap + i * kc * MR, bp + j * kc * NR,
                                             cb + i * MR * ldc + j * NR, ldc, k0 > 0);
         }
+        if (keep_a) packed_a = {call, b, m0};
         for (int64_t m = 0; m < mc; ++m)
           p.store_c_row(b, m0 + m, n0, nc, cb + m * ldc);
       },

@@ -10,7 +10,9 @@ namespace vtc {
 
 int64_t shape_numel(const Shape& s) {
   int64_t n = 1;
-  for (int64_t d : s) n *= d;
+  for (int64_t d : s)
+    VTC_CHECK(!__builtin_mul_overflow(n, d, &n))
+        << "shape " << shape_str(s) << " has more elements than a 64-bit count holds";
   return n;
 }
 

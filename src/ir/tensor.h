@@ -13,6 +13,7 @@ namespace vtc {
 
 using Shape = std::vector<int64_t>;
 
+// Number of elements; throws vtc::Error when the product overflows 64 bits.
 int64_t shape_numel(const Shape& s);
 // Row-major strides in elements.
 Shape shape_strides(const Shape& s);

@@ -181,7 +181,8 @@ std::vector<TensorType> infer_reshape(const InferInputs& in) {
                         << shape_str(*spec);
       out[i] = v;
     }
-    known *= out[i];
+    VTC_CHECK(!__builtin_mul_overflow(known, out[i], &known))
+        << node.describe() << ": shape " << shape_str(*spec) << " has too many elements";
   }
   if (inferred >= 0) {
     VTC_CHECK(known != 0 && x.numel() % known == 0)

@@ -123,6 +123,8 @@ std::vector<ConvCase> conv_cases() {
       {1, 2, 6, 6, 4, 3, 3, 2, 1, 1, 2, 2, 2, 2, 2, 2},     // grouped dilated
       {1, 32, 9, 9, 32, 3, 3, 32, 2, 2, 1, 1, 1, 1, 1, 1},  // depthwise stride 2
       {1, 40, 12, 12, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // K = 360 > one block
+      {1, 3, 9, 70, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // depthwise, wide rows
+      {1, 2, 7, 150, 2, 3, 3, 2, 1, 2, 1, 2, 1, 1, 1, 1},   // depthwise, wide, stride 2
   };
 }
 

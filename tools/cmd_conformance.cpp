@@ -69,14 +69,17 @@ std::vector<CaseResult> run_all(const std::vector<std::string>& dirs,
     }
   };
   std::vector<std::thread> threads;
-  for (int j = 0; j < std::max(1, jobs); ++j) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
+  for (int j = 0; j < std::max(1, jobs); ++j)
+    threads.emplace_back(worker);
+  for (auto& t : threads)
+    t.join();
   return results;
 }
 
 void print_table(const std::vector<CaseResult>& results) {
   std::map<std::string, std::array<int, 3>> by_op;
-  for (const CaseResult& r : results) ++by_op[r.op][size_t(r.status)];
+  for (const CaseResult& r : results)
+    ++by_op[r.op][size_t(r.status)];
   fmt::print("{:<28} {:>7} {:>7} {:>12}\n", "op", "passed", "failed", "unsupported");
   for (const auto& [op, c] : by_op)
     fmt::print("{:<28} {:>7} {:>7} {:>12}\n", op, c[0], c[1], c[2]);
@@ -118,7 +121,8 @@ int conformance(const ConformanceArgs& args) {
         ++reasons[shorten(pos == std::string::npos ? reason : reason.substr(pos + 2), 100)];
       }
     fmt::print("\nother unsupported cases, by reason (-v lists each)\n");
-    for (const auto& [reason, c] : reasons) fmt::print("  {:>4}  {}\n", c, reason);
+    for (const auto& [reason, c] : reasons)
+      fmt::print("  {:>4}  {}\n", c, reason);
   }
 
   int status = 0;

@@ -20,25 +20,12 @@ struct OptArgs {
   std::string stage = "fusion";
 };
 
-const char* role_name(BufferRole r) {
-  switch (r) {
-  case BufferRole::input:
-    return "input";
-  case BufferRole::output:
-    return "output";
-  case BufferRole::constant:
-    return "constant";
-  case BufferRole::intermediate:
-    return "intermediate";
-  }
-  return "?";
-}
-
 std::string print_program(const Program& p) {
   std::string s = "program (strategy " + p.strategy + ")\n";
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const BufferInfo& b = p.buffers[i];
-    s += fmt::format("  buffer {} {} %{}: {}{}\n", i, role_name(b.role), b.name, type_str(b.type),
+    s += fmt::format("  buffer {} {} %{}: {}{}\n", i, buffer_role_name(b.role), b.name,
+                     type_str(b.type),
                      b.alias_of >= 0 ? fmt::format(" (aliases buffer {})", b.alias_of) : "");
   }
   for (const StepInfo& st : p.steps) {

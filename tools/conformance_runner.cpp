@@ -15,12 +15,12 @@
 #include "frontend/onnx_import.h"
 #include "frontend/tensor_io.h"
 #include "ops/op_registry.h"
-#include "ref/compare.h"
 #include "passes/canonicalize.h"
+#include "ref/compare.h"
 #include "ref/interpreter.h"
 #include "runtime/lowering.h"
-#include "vtc/vtc.h"
 #include "support/error.h"
+#include "vtc/vtc.h"
 
 namespace vtc {
 
@@ -48,8 +48,8 @@ Graph import_freezing(const std::string& bytes, const std::string& dir,
       return import_onnx_bytes(bytes, dir, dir + "/model.onnx", options);
     } catch (const NeedsConstantInput& e) {
       auto it = std::find(input_names.begin(), input_names.end(), e.value_name);
-      bool freezable = it != input_names.end() && size_t(it - input_names.begin()) <
-                                                      input_files.size();
+      bool freezable =
+          it != input_names.end() && size_t(it - input_names.begin()) < input_files.size();
       if (!freezable || options.frozen_inputs.count(e.value_name) || attempt > 16)
         throw Unsupported(std::string(e.what()) + " (needs dynamic shapes)");
       options.frozen_inputs[e.value_name] =
@@ -88,7 +88,8 @@ TensorMap run_compiled(const std::string& bytes, const std::string& dir,
     Program p = lower_for_target(*g, o);
     Session session(std::move(g), std::move(p), o);
     HostTensorMap in;
-    for (const TensorSpec& spec : session.inputs()) in[spec.name] = inputs.at(spec.name);
+    for (const TensorSpec& spec : session.inputs())
+      in[spec.name] = inputs.at(spec.name);
     HostTensorMap out = session.run(in);
     TensorMap result(out.begin(), out.end());
     if (!first) {
@@ -98,8 +99,8 @@ TensorMap run_compiled(const std::string& bytes, const std::string& dir,
     }
     for (const auto& [name, t] : result)
       VTC_CHECK(t.bitwise_equal(first->at(name)))
-          << "strategy " << strategy << " differs from " << first_strategy << " on output '"
-          << name << "'";
+          << "strategy " << strategy << " differs from " << first_strategy << " on output '" << name
+          << "'";
   }
   return *first;
 }
@@ -108,9 +109,12 @@ TensorMap run_compiled(const std::string& bytes, const std::string& dir,
 
 const char* status_name(CaseStatus s) {
   switch (s) {
-  case CaseStatus::passed: return "passed";
-  case CaseStatus::failed: return "failed";
-  case CaseStatus::unsupported: return "unsupported";
+  case CaseStatus::passed:
+    return "passed";
+  case CaseStatus::failed:
+    return "failed";
+  case CaseStatus::unsupported:
+    return "unsupported";
   }
   return "?";
 }
@@ -141,7 +145,8 @@ CaseResult run_conformance_case(const std::string& dir, const ConformanceOptions
         inputs[names[i]] = read_tensor_pb(in_files[i]);
       }
       std::vector<std::string> output_names;
-      for (const Value* v : g.outputs) output_names.push_back(v->name);
+      for (const Value* v : g.outputs)
+        output_names.push_back(v->name);
       TensorMap outputs = options.target == "ref"
                               ? run_reference(g, inputs)
                               : run_compiled(bytes, dir, names, in_files, inputs, options);
@@ -151,8 +156,8 @@ CaseResult run_conformance_case(const std::string& dir, const ConformanceOptions
       for (size_t k = 0; k < g.outputs.size(); ++k) {
         Tensor expected = read_tensor_pb(out_files[k]);
         Comparison c = compare_allclose(outputs.at(g.outputs[k]->name), expected, 1e-3, 1e-7);
-        VTC_CHECK(c.ok) << set.filename().string() << ": output '" << g.outputs[k]->name
-                        << "' " << c.message;
+        VTC_CHECK(c.ok) << set.filename().string() << ": output '" << g.outputs[k]->name << "' "
+                        << c.message;
       }
     }
     r.status = CaseStatus::passed;

@@ -29,15 +29,19 @@ Shape shape_strides(const Shape& s) {
 std::string shape_str(const Shape& s) {
   std::ostringstream os;
   os << "[";
-  for (size_t i = 0; i < s.size(); ++i) os << (i ? "," : "") << s[i];
+  for (size_t i = 0; i < s.size(); ++i)
+    os << (i ? "," : "") << s[i];
   os << "]";
   return os.str();
 }
 
-std::string type_str(const TensorType& t) { return dtype_name(t.dtype) + shape_str(t.shape); }
+std::string type_str(const TensorType& t) {
+  return dtype_name(t.dtype) + shape_str(t.shape);
+}
 
 Tensor::Tensor(TensorType type) : type_(std::move(type)) {
-  for (int64_t d : type_.shape) VTC_CHECK(d >= 0) << "negative dimension in " << type_str(type_);
+  for (int64_t d : type_.shape)
+    VTC_CHECK(d >= 0) << "negative dimension in " << type_str(type_);
   bytes_.assign(type_.nbytes(), std::byte{0});
 }
 
@@ -87,7 +91,8 @@ std::vector<int64_t> Tensor::to_i64_vector() const {
   VTC_CHECK(is_integer(dtype()) || dtype() == DType::boolean)
       << "expected an integer tensor, got " << type_str(type_);
   std::vector<int64_t> v(static_cast<size_t>(numel()));
-  for (int64_t i = 0; i < numel(); ++i) v[size_t(i)] = get_i64(i);
+  for (int64_t i = 0; i < numel(); ++i)
+    v[size_t(i)] = get_i64(i);
   return v;
 }
 

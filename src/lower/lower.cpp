@@ -15,6 +15,20 @@
 
 namespace vtc {
 
+const char* buffer_role_name(BufferRole r) {
+  switch (r) {
+  case BufferRole::input:
+    return "input";
+  case BufferRole::output:
+    return "output";
+  case BufferRole::constant:
+    return "constant";
+  case BufferRole::intermediate:
+    return "intermediate";
+  }
+  return "?";
+}
+
 int Program::find_buffer(const std::string& name) const {
   for (size_t i = 0; i < buffers.size(); ++i)
     if (buffers[i].name == name) return int(i);
@@ -38,6 +52,7 @@ public:
       p_.outputs.push_back(buffer(v, BufferRole::output));
     alias_donated_outputs();
     std::string defs, bodies;
+    constant_outputs(bodies);
     int counter = 0;
     for (const Step& s : d_.steps.empty() ? kg_.steps : d_.steps) {
       if (s.is_kernel) {
@@ -120,6 +135,30 @@ private:
     }
   }
 
+  // A graph output folded to a constant: a step copies the constant into the output buffer.
+  void constant_outputs(std::string& bodies) {
+    for (const Value* v : g_.outputs) {
+      if (!v->constant) continue;
+      BufferInfo c;
+      c.name = v->name + "#constant";
+      c.type = v->type;
+      c.role = BufferRole::constant;
+      c.value = v;
+      p_.buffers.push_back(c);
+      int from = int(p_.buffers.size()) - 1, to = storage_.buffer_of.at(v);
+      StepInfo s;
+      s.name = "constant output '" + v->name + "'";
+      s.entry = "vtc_step_" + std::to_string(p_.steps.size());
+      s.reads = {from};
+      s.writes = {to};
+      s.bytes = 2 * int64_t(v->type.nbytes());
+      bodies += "extern \"C\" void " + s.entry + "(void* const* buf) {\n  std::memcpy(buf[" +
+                std::to_string(to) + "], buf[" + std::to_string(from) + "], " +
+                std::to_string(v->type.nbytes()) + ");\n}\n\n";
+      p_.steps.push_back(std::move(s));
+    }
+  }
+
   void kernel_step(const Kernel& k, std::string& defs, std::string& bodies, int& counter) {
     StepInfo s;
     std::ostringstream name;
@@ -166,7 +205,15 @@ private:
       std::string body = generate_copy(n, storage_, defs, counter);
       s.entry = "vtc_step_" + std::to_string(p_.steps.size());
       bodies += "extern \"C\" void " + s.entry + "(void* const* buf) {\n" + body + "}\n\n";
-    } catch (const Unsupported&) {
+    } catch (const Error& e) {
+      // No mapping for this node (a run-time pad value, a reducing scatter): the reference
+      // interpreter runs it, on physical operands.
+      for (const Value* v : n.inputs)
+        VTC_CHECK(!v || !d_.virtual_values.count(v))
+            << s.name << ": has no cpu code (" << e.what() << ") and reads a virtual tensor";
+      for (const Value* v : n.outputs)
+        VTC_CHECK(!v || !d_.virtual_values.count(v))
+            << s.name << ": has no cpu code (" << e.what() << ") and writes a virtual tensor";
       s.fallback = {&n};
     }
     p_.steps.push_back(std::move(s));

@@ -18,6 +18,7 @@
 namespace vtc {
 
 enum class BufferRole { input, output, constant, intermediate };
+const char* buffer_role_name(BufferRole r);
 
 struct BufferInfo {
   std::string name;

@@ -39,21 +39,9 @@ std::vector<SliceDim> slice_dims(const Node& n) {
     dims[d].len = x[d];
   for (size_t a = 0; a < k; ++a) {
     size_t axis = size_t(normalize_axis(n, (*axes)[a], int64_t(x.size())));
-    int64_t dim = x[axis], s = (*starts)[a], e = (*ends)[a], step = (*steps)[a];
-    VTC_CHECK(step != 0) << n.describe() << ": step 0 on axis " << axis;
-    if (s < 0) s += dim;
-    if (e < 0) e += dim;
-    int64_t len = 0;
-    if (step > 0) {
-      s = std::clamp<int64_t>(s, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      if (e > s) len = (e - s - 1) / step + 1;
-    } else {
-      s = std::min(std::max<int64_t>(s, 0), dim - 1);
-      e = std::min(std::max<int64_t>(e, -1), dim - 1);
-      if (s > e) len = (s - e - 1) / (-step) + 1;
-    }
-    dims[axis] = {len > 0 ? s : 0, step, len};
+    int64_t step = (*steps)[a];
+    SliceAxis sa = slice_axis(n, x[axis], (*starts)[a], (*ends)[a], step);
+    dims[axis] = {sa.start, step, sa.len};
   }
   return dims;
 }

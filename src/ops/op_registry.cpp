@@ -2,6 +2,7 @@
 #include "ops/op_registry.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "support/error.h"
 
@@ -37,7 +38,8 @@ void OpTable::add(OpDef def) {
 }
 
 void OpTable::mark_elementwise_since(size_t first) {
-  for (size_t i = first; i < defs_.size(); ++i) defs_[i].elementwise = true;
+  for (size_t i = first; i < defs_.size(); ++i)
+    defs_[i].elementwise = true;
 }
 
 const OpDef* OpTable::find(std::string_view op) const {
@@ -48,7 +50,8 @@ const OpDef* OpTable::find(std::string_view op) const {
 
 std::vector<const OpDef*> OpTable::all() const {
   std::vector<const OpDef*> v;
-  for (const OpDef& d : defs_) v.push_back(&d);
+  for (const OpDef& d : defs_)
+    v.push_back(&d);
   std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->name < b->name; });
   return v;
 }
@@ -67,13 +70,38 @@ static const OpTable& table() {
   return t;
 }
 
-const OpDef* find_op(std::string_view op) { return table().find(op); }
-std::vector<const OpDef*> all_ops() { return table().all(); }
+const OpDef* find_op(std::string_view op) {
+  return table().find(op);
+}
+std::vector<const OpDef*> all_ops() {
+  return table().all();
+}
 
 int64_t normalize_axis(const Node& node, int64_t axis, int64_t rank) {
   VTC_CHECK(axis >= -rank && axis < std::max<int64_t>(rank, 1))
       << node.describe() << ": axis " << axis << " out of range for rank " << rank;
   return axis < 0 ? axis + rank : axis;
+}
+
+SliceAxis slice_axis(const Node& node, int64_t dim, int64_t s, int64_t e, int64_t step) {
+  VTC_CHECK(step != 0) << node.describe() << ": slice step 0";
+  // numpy differs for start < -dim with step < 0 (empty there), onnxruntime for
+  // end = INT64_MAX with step < 0 (read as "to the front"); this is the spec's text.
+  if (s < 0) s += dim;
+  if (e < 0) e += dim;
+  int64_t len = 0;
+  if (step > 0) {
+    s = std::clamp<int64_t>(s, 0, dim);
+    e = std::clamp<int64_t>(e, 0, dim);
+    if (e > s) len = (e - s - 1) / step + 1;
+  } else {
+    s = std::min(std::max<int64_t>(s, 0), dim - 1);
+    e = std::min(std::max<int64_t>(e, -1), dim - 1);
+    int64_t mag =
+        step == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -step;
+    if (s > e) len = (s - e - 1) / mag + 1;
+  }
+  return {len > 0 ? s : 0, len};
 }
 
 Shape broadcast_shapes(const Node& node, const Shape& a, const Shape& b) {
@@ -82,9 +110,8 @@ Shape broadcast_shapes(const Node& node, const Shape& a, const Shape& b) {
   for (size_t i = 0; i < r; ++i) {
     int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
     int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    VTC_CHECK(da == db || da == 1 || db == 1)
-        << node.describe() << ": shapes " << shape_str(a) << " and " << shape_str(b)
-        << " do not broadcast";
+    VTC_CHECK(da == db || da == 1 || db == 1) << node.describe() << ": shapes " << shape_str(a)
+                                              << " and " << shape_str(b) << " do not broadcast";
     out[i] = da == 1 ? db : da;
   }
   return out;

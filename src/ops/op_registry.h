@@ -69,7 +69,7 @@ void register_nn_ops(OpTable& t);
 void register_shape_ops(OpTable& t);
 
 class OpTable {
- public:
+public:
   void add(OpDef def);
   // Marks every op added since the table held `first` ops as elementwise.
   void mark_elementwise_since(size_t first);
@@ -77,7 +77,7 @@ class OpTable {
   const OpDef* find(std::string_view op) const;
   std::vector<const OpDef*> all() const;
 
- private:
+private:
   std::vector<OpDef> defs_;
 };
 
@@ -85,6 +85,13 @@ class OpTable {
 
 // Normalises a possibly negative axis for a tensor of `rank` dims; throws naming the node.
 int64_t normalize_axis(const Node& node, int64_t axis, int64_t rank);
+// One axis of a Slice, by the spec's rules (negative values count from the end, then start is
+// clamped into [0, dim] for step > 0 or [0, dim-1] for step < 0, end into [0, dim] or
+// [-1, dim-1]): the first element read and how many. Throws naming the node on step 0.
+struct SliceAxis {
+  int64_t start = 0, len = 0;
+};
+SliceAxis slice_axis(const Node& node, int64_t dim, int64_t start, int64_t end, int64_t step);
 // Numpy-style broadcast of two shapes; throws naming the node on a mismatch.
 Shape broadcast_shapes(const Node& node, const Shape& a, const Shape& b);
 

@@ -45,27 +45,9 @@ std::vector<SliceDim> slice_dims(const Node& node, const Shape& shape, const Int
     dims[d].len = shape[d];
   for (size_t k = 0; k < n; ++k) {
     int64_t dim = shape[size_t(ax[k])];
-    int64_t s = (*starts)[k], e = (*ends)[k], step = (*steps)[k];
-    VTC_CHECK(step != 0) << node.describe() << ": step 0 for axis " << ax[k];
-    // The spec's rules, literally: add dim to negative values, then clamp start into [0, dim]
-    // (step > 0) or [0, dim-1] (step < 0) and end into [0, dim] or [-1, dim-1]. numpy differs
-    // for start < -dim with step < 0 (empty there), onnxruntime for end = INT64_MAX with
-    // step < 0 (read as "to the front").
-    if (s < 0) s += dim;
-    if (e < 0) e += dim;
-    int64_t len = 0;
-    if (step > 0) {
-      s = std::clamp<int64_t>(s, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      if (e > s) len = (e - s - 1) / step + 1;
-    } else {
-      s = std::min(std::max<int64_t>(s, 0), dim - 1);
-      e = std::min(std::max<int64_t>(e, -1), dim - 1);
-      int64_t mag =
-          step == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -step;
-      if (s > e) len = (s - e - 1) / mag + 1;
-    }
-    dims[size_t(ax[k])] = {len > 0 ? s : 0, step, len};
+    int64_t step = (*steps)[k];
+    SliceAxis sa = slice_axis(node, dim, (*starts)[k], (*ends)[k], step);
+    dims[size_t(ax[k])] = {sa.start, step, sa.len};
   }
   return dims;
 }

@@ -20,20 +20,6 @@ namespace {
 // The address of every empty buffer: generated code never sees a null pointer.
 alignas(64) std::byte empty_storage[64];
 
-const char* role_name(BufferRole r) {
-  switch (r) {
-  case BufferRole::input:
-    return "input";
-  case BufferRole::output:
-    return "output";
-  case BufferRole::constant:
-    return "constant";
-  case BufferRole::intermediate:
-    return "intermediate";
-  }
-  return "?";
-}
-
 } // namespace
 
 // A step run on the reference interpreter: its nodes in order, each operand read from a
@@ -130,7 +116,7 @@ void Executor::check_program() const {
     VTC_CHECK(valid(id)) << "program input names buffer " << id << " of " << nbuf;
     VTC_CHECK(p.buffers[size_t(id)].role == BufferRole::input)
         << "program input '" << p.buffers[size_t(id)].name << "' is a "
-        << role_name(p.buffers[size_t(id)].role) << " buffer";
+        << buffer_role_name(p.buffers[size_t(id)].role) << " buffer";
   }
   for (int id : p.outputs)
     VTC_CHECK(valid(id)) << "program output names buffer " << id;

@@ -13,8 +13,7 @@ namespace {
 using testing::ModelBuilder;
 
 // Runs `fn`, expecting a vtc::Error whose message contains every one of `needles`.
-template <typename Fn>
-void expect_error(Fn&& fn, std::initializer_list<const char*> needles) {
+template <typename Fn> void expect_error(Fn&& fn, std::initializer_list<const char*> needles) {
   try {
     fn();
     ADD_FAILURE() << "no error";
@@ -94,10 +93,12 @@ TEST(BadInput, ShapeMismatchNamesNodeAndShapes) {
 TEST(BadInput, WrongOrMissingRunInputsNameTheInput) {
   Graph g = import_onnx_bytes(small_model(), ".", "m.onnx");
   expect_error([&] { run_reference(g, {}); }, {"missing input", "x", "f32[2,3]"});
-  expect_error([&] { run_reference(g, {{"x", Tensor(DType::f32, {3, 2})}}); },
-               {"x", "f32[3,2]", "f32[2,3]"});
-  expect_error([&] { run_reference(g, {{"x", Tensor(DType::f16, {2, 3})}}); },
-               {"x", "f16[2,3]"});
+  expect_error(
+      [&] {
+        run_reference(g, {{"x", Tensor(DType::f32, {3, 2})}});
+      },
+      {"x", "f32[3,2]", "f32[2,3]"});
+  expect_error([&] { run_reference(g, {{"x", Tensor(DType::f16, {2, 3})}}); }, {"x", "f16[2,3]"});
 }
 
 TEST(BadInput, MissingModelFileNamesThePath) {
@@ -120,11 +121,28 @@ TEST(BadInput, RawDataSizeMismatchNamesInitializer) {
 TEST(BadInput, SymbolicDimensionIsUnsupported) {
   ModelBuilder b;
   b.input("x", DType::f32, {2});
-  b.model().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
-      ->mutable_shape()->mutable_dim(0)->set_dim_param("batch");
+  b.model()
+      .mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_param("batch");
   b.node("Relu", {"x"}, {"y"});
   b.output("y");
   EXPECT_THROW(import_onnx_bytes(b.bytes(), ".", "m.onnx"), Unsupported);
+}
+
+// Found by the loader fuzzer: a Reshape whose shape multiplies past 64 bits.
+TEST(BadInput, ShapeProductOverflowNamesTheNode) {
+  ModelBuilder b;
+  b.input("x", DType::f32, {2});
+  b.initializer("shape", Tensor::from<int64_t>({3}, {4699, 144115188075855871, -1}));
+  b.node("Reshape", {"x", "shape"}, {"y"}, "huge");
+  b.output("y");
+  expect_error([&] { import_onnx_bytes(b.bytes(), ".", "m.onnx"); }, {"huge", "Reshape"});
+  EXPECT_THROW(shape_numel({int64_t(1) << 40, int64_t(1) << 40}), Error);
 }
 
 TEST(BadInput, OpsetOutOfRangeIsUnsupported) {

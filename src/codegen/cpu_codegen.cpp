@@ -429,6 +429,7 @@ public:
     if (a.op == "Softmax" || a.op == "LogSoftmax") return softmax(a);
     if (a.op == "LayerNormalization") return layer_norm(a);
     if (a.op.rfind("Reduce", 0) == 0) return reduce(a);
+    if (a.op == "Resize") return resize(a);
     return std::nullopt;
   }
 
@@ -669,6 +670,30 @@ private:
     Acc Y = g_.view(output(), 1, oi, false);
     return "  reduce<ReduceKind::" + kind->second + ">(" + Y.init + ", " + X.init + ", " +
            std::to_string(outer) + ", " + std::to_string(reduced) + ");\n";
+  }
+
+  // Nearest-neighbour upsampling by whole factors with asymmetric coordinates and floor
+  // rounding (PyTorch's `nearest`): out[i] = in[i / k] per dimension, a gathering copy.
+  std::optional<std::string> resize(const Node& n) {
+    if (n.attr_string("mode", "nearest") != "nearest" ||
+        n.attr_string("coordinate_transformation_mode", "half_pixel") != "asymmetric" ||
+        n.attr_string("nearest_mode", "round_prefer_floor") != "floor" || n.has_attr("axes"))
+      return std::nullopt;
+    const Shape& si = n.inputs[0]->type.shape;
+    const Shape& so = n.outputs[0]->type.shape;
+    const Value* scales = n.input(2);
+    if (scales && scales->type.numel() > 0 && !scales->constant) return std::nullopt;
+    std::vector<std::string> idx;
+    for (size_t d = 0; d < si.size(); ++d) {
+      if (si[d] == 0 || so[d] % si[d] != 0) return std::nullopt;
+      int64_t k = so[d] / si[d];
+      if (scales && scales->type.numel() > 0 && scales->constant->get_f64(int64_t(d)) != double(k))
+        return std::nullopt;
+      std::string i = "i[" + std::to_string(d) + "]";
+      idx.push_back(k == 1 ? i : "(" + i + " / " + std::to_string(k) + ")");
+    }
+    Acc in = g_.view(g_.value(n.inputs[0]), int(so.size()), idx, so.back() == si.back());
+    return "  copy(" + output().init + ", " + shape_array(so) + ", " + in.init + ");\n";
   }
 
   const Kernel& k_;

@@ -14,9 +14,12 @@ namespace {
 
 const char* kind_name(OpKind k) {
   switch (k) {
-  case OpKind::data_movement: return "data movement";
-  case OpKind::compute: return "compute";
-  case OpKind::shape: return "shape";
+  case OpKind::data_movement:
+    return "data movement";
+  case OpKind::compute:
+    return "compute";
+  case OpKind::shape:
+    return "shape";
   }
   return "?";
 }
@@ -41,8 +44,10 @@ std::string value_types(const std::vector<Value*>& vs) {
 int info(const std::string& path) {
   Graph g = import_onnx_file(path);
   fmt::print("model {} (opset {})\n", path, g.opset);
-  for (const Value* v : g.inputs) fmt::print("  input  {}: {}\n", v->name, type_str(v->type));
-  for (const Value* v : g.outputs) fmt::print("  output {}: {}\n", v->name, type_str(v->type));
+  for (const Value* v : g.inputs)
+    fmt::print("  input  {}: {}\n", v->name, type_str(v->type));
+  for (const Value* v : g.outputs)
+    fmt::print("  output {}: {}\n", v->name, type_str(v->type));
   int64_t weight_bytes = 0, weights = 0;
   for (const auto& v : g.values())
     if (v->constant) {
@@ -52,7 +57,8 @@ int info(const std::string& path) {
   fmt::print("  constants: {} ({})\n", weights, human_bytes(weight_bytes));
 
   std::map<std::string, int> count;
-  for (const auto& n : g.nodes()) ++count[n->op];
+  for (const auto& n : g.nodes())
+    ++count[n->op];
   fmt::print("\nops ({} nodes)\n", g.nodes().size());
   for (const auto& [op, c] : count)
     fmt::print("  {:<24} {:>5}  {}\n", op, c, kind_name(find_op(op)->kind));

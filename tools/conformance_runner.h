@@ -11,8 +11,8 @@ namespace vtc {
 enum class CaseStatus { passed, failed, unsupported };
 
 struct CaseResult {
-  std::string name; // the case folder's name, e.g. "test_reshape_reduced_dims"
-  std::string op;   // the op of a single-node case, or "(N ops)" for a multi-node one
+  std::string name;           // the case folder's name, e.g. "test_reshape_reduced_dims"
+  std::string op;             // the op of a single-node case, or "(N ops)" for a multi-node one
   bool data_movement = false; // every op of the case is a data-movement op
   CaseStatus status = CaseStatus::failed;
   std::string reason; // why it failed or is unsupported
@@ -21,17 +21,15 @@ struct CaseResult {
 struct ConformanceOptions {
   std::string target = "ref"; // "ref", or "cpu": every strategy, outputs bitwise identical
   double timeout_seconds = 60;
-  std::string cache_dir;      // compiled-kernel cache for target cpu (empty: the default)
+  std::string cache_dir; // compiled-kernel cache for target cpu (empty: the default)
 };
 
 // Runs one case folder (in the calling process: no isolation).
 CaseResult run_conformance_case(const std::string& dir, const ConformanceOptions& options);
 // Runs one case folder in a child process; crashes and time-outs become failures.
-CaseResult run_conformance_case_isolated(const std::string& dir,
-                                         const ConformanceOptions& options);
+CaseResult run_conformance_case_isolated(const std::string& dir, const ConformanceOptions& options);
 // Case folders under `root` whose names match `filter` (ECMAScript regex), sorted.
-std::vector<std::string> list_conformance_cases(const std::string& root,
-                                                const std::string& filter);
+std::vector<std::string> list_conformance_cases(const std::string& root, const std::string& filter);
 
 const char* status_name(CaseStatus s);
 

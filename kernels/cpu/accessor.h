@@ -49,7 +49,8 @@ template <typename T, int R> struct DenseAccessor {
   }
   int64_t offset(const Index<R>& i) const {
     int64_t o = 0;
-    for (int k = 0; k < R; ++k) o += i[size_t(k)] * strides[size_t(k)];
+    for (int k = 0; k < R; ++k)
+      o += i[size_t(k)] * strides[size_t(k)];
     return o;
   }
   T* ptr(const Index<R>& i) const { return data + offset(i); }

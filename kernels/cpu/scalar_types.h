@@ -77,15 +77,33 @@ inline uint16_t float_to_bf16(float f) {
 }
 
 // Storage -> compute type.
-inline float to_compute(float v) { return v; }
-inline double to_compute(double v) { return v; }
-inline float to_compute(half v) { return half_to_float(v.bits); }
-inline float to_compute(bfloat16 v) { return bf16_to_float(v.bits); }
-inline int64_t to_compute(int64_t v) { return v; }
-inline int64_t to_compute(int32_t v) { return v; }
-inline int64_t to_compute(int8_t v) { return v; }
-inline int64_t to_compute(uint8_t v) { return v; }
-inline int64_t to_compute(bool v) { return v; }
+inline float to_compute(float v) {
+  return v;
+}
+inline double to_compute(double v) {
+  return v;
+}
+inline float to_compute(half v) {
+  return half_to_float(v.bits);
+}
+inline float to_compute(bfloat16 v) {
+  return bf16_to_float(v.bits);
+}
+inline int64_t to_compute(int64_t v) {
+  return v;
+}
+inline int64_t to_compute(int32_t v) {
+  return v;
+}
+inline int64_t to_compute(int8_t v) {
+  return v;
+}
+inline int64_t to_compute(uint8_t v) {
+  return v;
+}
+inline int64_t to_compute(bool v) {
+  return v;
+}
 
 // Compute -> storage type, rounding to nearest even.
 template <typename T, typename V> inline T from_compute(V v) {

@@ -15,7 +15,7 @@ void infer_shapes(Graph& g, size_t fold_limit_bytes) {
     const OpDef* def = n.domain.empty() ? find_op(n.op) : nullptr;
     if (!def)
       VTC_UNSUPPORTED() << n.describe() << ": unsupported op "
-                   << (n.domain.empty() ? "" : n.domain + ".") << n.op;
+                        << (n.domain.empty() ? "" : n.domain + ".") << n.op;
     for (size_t i = 0; i < n.inputs.size(); ++i)
       VTC_CHECK(!n.inputs[i] || n.inputs[i]->has_type)
           << n.describe() << ": input '" << n.inputs[i]->name << "' has no known type";
@@ -42,13 +42,15 @@ void infer_shapes(Graph& g, size_t fold_limit_bytes) {
       if (v && !v->constant && def->kind != OpKind::shape) all_constant = false;
     if (!all_constant || out_bytes > fold_limit_bytes) continue;
     std::vector<const Tensor*> ins;
-    for (Value* v : n.inputs) ins.push_back(v && v->constant ? &*v->constant : nullptr);
+    for (Value* v : n.inputs)
+      ins.push_back(v && v->constant ? &*v->constant : nullptr);
     std::vector<Tensor> outs = eval_node(n, ins);
     for (size_t k = 0; k < n.outputs.size(); ++k)
       if (n.outputs[k]) n.outputs[k]->constant = std::move(outs[k]);
     folded.push_back(&n);
   }
-  for (Node* n : folded) g.remove_node(n);
+  for (Node* n : folded)
+    g.remove_node(n);
   g.remove_dead();
 }
 

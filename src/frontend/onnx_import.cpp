@@ -34,8 +34,8 @@ int64_t default_opset(const onnx::ModelProto& m, const std::string& origin) {
                       << " (vtc supports the default ONNX domain)";
   VTC_CHECK(opset >= 0) << origin << ": the model imports no default-domain opset";
   if (opset < kMinOpset || opset > kMaxOpset)
-    VTC_UNSUPPORTED() << origin << ": opset " << opset << " is not supported (vtc reads opsets " << kMinOpset
-      << " to " << kMaxOpset << ")";
+    VTC_UNSUPPORTED() << origin << ": opset " << opset << " is not supported (vtc reads opsets "
+                      << kMinOpset << " to " << kMaxOpset << ")";
   return opset;
 }
 
@@ -43,26 +43,33 @@ Attribute read_attribute(const onnx::AttributeProto& a, const std::string& base_
                          const std::string& where) {
   std::string what = where + ": attribute '" + a.name() + "'";
   switch (a.type()) {
-  case onnx::AttributeProto::INT: return a.i();
-  case onnx::AttributeProto::FLOAT: return a.f();
-  case onnx::AttributeProto::STRING: return a.s();
-  case onnx::AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+  case onnx::AttributeProto::INT:
+    return a.i();
+  case onnx::AttributeProto::FLOAT:
+    return a.f();
+  case onnx::AttributeProto::STRING:
+    return a.s();
+  case onnx::AttributeProto::INTS:
+    return std::vector<int64_t>(a.ints().begin(), a.ints().end());
   case onnx::AttributeProto::FLOATS:
     return std::vector<float>(a.floats().begin(), a.floats().end());
   case onnx::AttributeProto::STRINGS:
     return std::vector<std::string>(a.strings().begin(), a.strings().end());
-  case onnx::AttributeProto::TENSOR: return tensor_from_proto(a.t(), base_dir, what);
-  default: break; // graphs, sparse tensors and type protos: not supported
+  case onnx::AttributeProto::TENSOR:
+    return tensor_from_proto(a.t(), base_dir, what);
+  default:
+    break; // graphs, sparse tensors and type protos: not supported
   }
   VTC_UNSUPPORTED() << what << " has unsupported attribute type " << int(a.type())
-             << " (subgraphs and sparse tensors are not supported)";
+                    << " (subgraphs and sparse tensors are not supported)";
 }
 
 // Static TensorType of a graph input/output declaration; nullopt when it declares no type.
 std::optional<TensorType> declared_type(const onnx::ValueInfoProto& vi, const std::string& what) {
   if (!vi.has_type()) return std::nullopt;
   if (!vi.type().has_tensor_type())
-    VTC_UNSUPPORTED() << what << " is not a tensor (sequences, maps and optionals are not supported)";
+    VTC_UNSUPPORTED() << what
+                      << " is not a tensor (sequences, maps and optionals are not supported)";
   const auto& tt = vi.type().tensor_type();
   auto dtype = dtype_from_onnx(tt.elem_type());
   if (!dtype) VTC_UNSUPPORTED() << what << " has unsupported element type " << tt.elem_type();
@@ -71,7 +78,7 @@ std::optional<TensorType> declared_type(const onnx::ValueInfoProto& vi, const st
   for (const auto& d : tt.shape().dim()) {
     if (!d.has_dim_value())
       VTC_UNSUPPORTED() << what << " has a symbolic dimension '" << d.dim_param()
-        << "': vtc compiles static shapes only (export the model with fixed sizes)";
+                        << "': vtc compiles static shapes only (export the model with fixed sizes)";
     VTC_CHECK(d.dim_value() >= 0) << what << " has a negative dimension " << d.dim_value();
     t.shape.push_back(d.dim_value());
   }
@@ -97,8 +104,8 @@ void check_declared_output(const Value& v, const onnx::ValueInfoProto& vi,
                 << type_str(v.type);
 }
 
-Graph build_graph(const onnx::ModelProto& m, const std::string& base_dir,
-                  const std::string& origin, const ImportOptions& options) {
+Graph build_graph(const onnx::ModelProto& m, const std::string& base_dir, const std::string& origin,
+                  const ImportOptions& options) {
   VTC_CHECK(m.has_graph()) << origin << ": the model has no graph";
   const onnx::GraphProto& gp = m.graph();
   Graph g;
@@ -107,11 +114,10 @@ Graph build_graph(const onnx::ModelProto& m, const std::string& base_dir,
 
   for (const auto& init : gp.initializer()) {
     VTC_CHECK(!init.name().empty()) << origin << ": an initializer has no name";
-    VTC_CHECK(!g.find_value(init.name())) << origin << ": initializer '" << init.name()
-                                          << "' is defined twice";
-    g.add_constant(init.name(),
-                   tensor_from_proto(init, base_dir, origin + ": initializer '" + init.name() +
-                                                         "'"));
+    VTC_CHECK(!g.find_value(init.name()))
+        << origin << ": initializer '" << init.name() << "' is defined twice";
+    g.add_constant(init.name(), tensor_from_proto(init, base_dir,
+                                                  origin + ": initializer '" + init.name() + "'"));
   }
   if (gp.sparse_initializer_size() != 0)
     VTC_UNSUPPORTED() << origin << ": sparse initializers are not supported";
@@ -140,7 +146,8 @@ Graph build_graph(const onnx::ModelProto& m, const std::string& base_dir,
   for (const auto& np : gp.node()) {
     std::string name = np.name();
     if (name.empty() || node_names.count(name)) name = np.op_type() + "_" + std::to_string(index);
-    while (node_names.count(name)) name += "_";
+    while (node_names.count(name))
+      name += "_";
     node_names.insert(name);
     ++index;
     std::string where = origin + ": " + np.op_type() + " '" + name + "'";
@@ -176,8 +183,8 @@ Graph build_graph(const onnx::ModelProto& m, const std::string& base_dir,
   for (const auto& out : gp.output()) {
     Value* v = g.find_value(out.name());
     VTC_CHECK(v) << origin << ": graph output '" << out.name() << "' is never computed";
-    VTC_CHECK(!v->is_graph_output) << origin << ": graph output '" << out.name()
-                                   << "' listed twice";
+    VTC_CHECK(!v->is_graph_output)
+        << origin << ": graph output '" << out.name() << "' listed twice";
     v->is_graph_output = true;
     g.outputs.push_back(v);
   }
@@ -213,7 +220,8 @@ std::vector<std::string> onnx_graph_input_names(const std::string& bytes,
   onnx::ModelProto m;
   VTC_CHECK(m.ParseFromString(bytes)) << origin << ": not a valid ONNX model";
   std::set<std::string> initializers;
-  for (const auto& init : m.graph().initializer()) initializers.insert(init.name());
+  for (const auto& init : m.graph().initializer())
+    initializers.insert(init.name());
   std::vector<std::string> names;
   for (const auto& in : m.graph().input())
     if (!initializers.count(in.name())) names.push_back(in.name());
@@ -224,7 +232,8 @@ std::vector<std::string> onnx_node_op_types(const std::string& bytes, const std:
   onnx::ModelProto m;
   VTC_CHECK(m.ParseFromString(bytes)) << origin << ": not a valid ONNX model";
   std::vector<std::string> ops;
-  for (const auto& n : m.graph().node()) ops.push_back(n.op_type());
+  for (const auto& n : m.graph().node())
+    ops.push_back(n.op_type());
   return ops;
 }
 

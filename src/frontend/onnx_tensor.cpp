@@ -20,9 +20,8 @@ Shape checked_shape(const onnx::TensorProto& proto, const std::string& what) {
   for (int64_t d : proto.dims()) {
     VTC_CHECK(d >= 0) << what << ": negative dimension " << d;
     VTC_CHECK(d == 0 || numel <= (int64_t(1) << 40) / d)
-        << what << ": too many elements (dims " << shape_str(Shape(proto.dims().begin(),
-                                                                    proto.dims().end()))
-        << ")";
+        << what << ": too many elements (dims "
+        << shape_str(Shape(proto.dims().begin(), proto.dims().end())) << ")";
     numel *= d;
     shape.push_back(d);
   }
@@ -56,8 +55,8 @@ Tensor read_external(const onnx::TensorProto& proto, const std::string& base_dir
       << what << ": external data length " << length << " but the tensor needs " << want
       << " bytes";
   VTC_CHECK(offset <= size && size - offset >= want)
-      << what << ": external-data file " << path.string() << " holds " << size
-      << " bytes, needs " << want << " at offset " << offset;
+      << what << ": external-data file " << path.string() << " holds " << size << " bytes, needs "
+      << want << " at offset " << offset;
   Tensor t(type);
   f.seekg(offset);
   f.read(reinterpret_cast<char*>(t.raw()), want);
@@ -68,15 +67,19 @@ Tensor read_external(const onnx::TensorProto& proto, const std::string& base_dir
 // Number of values a typed repeated field must hold for this dtype (f16/bf16 as int32 bits).
 int64_t typed_field_size(const onnx::TensorProto& proto, DType t) {
   switch (t) {
-  case DType::f32: return proto.float_data_size();
-  case DType::f64: return proto.double_data_size();
-  case DType::i64: return proto.int64_data_size();
+  case DType::f32:
+    return proto.float_data_size();
+  case DType::f64:
+    return proto.double_data_size();
+  case DType::i64:
+    return proto.int64_data_size();
   case DType::f16:
   case DType::bf16:
   case DType::i32:
   case DType::i8:
   case DType::u8:
-  case DType::boolean: return proto.int32_data_size();
+  case DType::boolean:
+    return proto.int32_data_size();
   }
   return 0;
 }
@@ -95,8 +98,8 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
   // Check the source holds exactly the right amount of data before allocating anything.
   if (!external && proto.has_raw_data()) {
     VTC_CHECK(proto.raw_data().size() == type.nbytes())
-        << what << ": raw_data has " << proto.raw_data().size() << " bytes, "
-        << type_str(type) << " needs " << type.nbytes();
+        << what << ": raw_data has " << proto.raw_data().size() << " bytes, " << type_str(type)
+        << " needs " << type.nbytes();
   } else if (!external) {
     VTC_CHECK(typed_field_size(proto, *dtype) == type.numel())
         << what << ": holds " << typed_field_size(proto, *dtype) << " values for "
@@ -111,15 +114,25 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
   for (int64_t i = 0; i < t.numel(); ++i) {
     int k = int(i);
     switch (*dtype) {
-    case DType::f32: t.data<float>()[i] = proto.float_data(k); break;
-    case DType::f64: t.data<double>()[i] = proto.double_data(k); break;
-    case DType::i64: t.data<int64_t>()[i] = proto.int64_data(k); break;
+    case DType::f32:
+      t.data<float>()[i] = proto.float_data(k);
+      break;
+    case DType::f64:
+      t.data<double>()[i] = proto.double_data(k);
+      break;
+    case DType::i64:
+      t.data<int64_t>()[i] = proto.int64_data(k);
+      break;
     case DType::f16:
-    case DType::bf16: t.data<uint16_t>()[i] = uint16_t(proto.int32_data(k)); break;
+    case DType::bf16:
+      t.data<uint16_t>()[i] = uint16_t(proto.int32_data(k));
+      break;
     case DType::i32:
     case DType::i8:
     case DType::u8:
-    case DType::boolean: t.set_i64(i, proto.int32_data(k)); break;
+    case DType::boolean:
+      t.set_i64(i, proto.int32_data(k));
+      break;
     }
   }
   return t;
@@ -129,7 +142,8 @@ void tensor_to_proto(const Tensor& t, const std::string& name, onnx::TensorProto
   proto->Clear();
   proto->set_name(name);
   proto->set_data_type(onnx_code(t.dtype()));
-  for (int64_t d : t.shape()) proto->add_dims(d);
+  for (int64_t d : t.shape())
+    proto->add_dims(d);
   proto->set_raw_data(std::string(reinterpret_cast<const char*>(t.raw()), t.nbytes()));
 }
 

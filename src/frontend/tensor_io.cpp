@@ -40,15 +40,24 @@ bool has_extension(const std::string& path, const char* ext) {
 // numpy descr for each dtype; bf16 has none (written as f32).
 const char* npy_descr(DType t) {
   switch (t) {
-  case DType::f32: return "<f4";
-  case DType::f16: return "<f2";
-  case DType::bf16: return "<f4";
-  case DType::f64: return "<f8";
-  case DType::i64: return "<i8";
-  case DType::i32: return "<i4";
-  case DType::i8: return "|i1";
-  case DType::u8: return "|u1";
-  case DType::boolean: return "|b1";
+  case DType::f32:
+    return "<f4";
+  case DType::f16:
+    return "<f2";
+  case DType::bf16:
+    return "<f4";
+  case DType::f64:
+    return "<f8";
+  case DType::i64:
+    return "<i8";
+  case DType::i32:
+    return "<i4";
+  case DType::i8:
+    return "|i1";
+  case DType::u8:
+    return "|u1";
+  case DType::boolean:
+    return "|b1";
   }
   return "";
 }
@@ -67,7 +76,8 @@ Tensor read_npy(const std::string& path, std::optional<DType> expected) {
   } else {
     VTC_CHECK(bytes.size() >= 12) << path << ": truncated .npy header";
     header_len = 0;
-    for (int i = 0; i < 4; ++i) header_len |= size_t(uint8_t(bytes[8 + i])) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      header_len |= size_t(uint8_t(bytes[8 + i])) << (8 * i);
     header_start = 12;
   }
   VTC_CHECK(header_start + header_len <= bytes.size()) << path << ": truncated .npy header";
@@ -88,20 +98,21 @@ Tensor read_npy(const std::string& path, std::optional<DType> expected) {
        ++it)
     shape.push_back(std::stoll(it->str()));
   std::optional<DType> dtype;
-  for (DType t : {DType::f32, DType::f16, DType::f64, DType::i64, DType::i32, DType::i8,
-                  DType::u8, DType::boolean})
+  for (DType t : {DType::f32, DType::f16, DType::f64, DType::i64, DType::i32, DType::i8, DType::u8,
+                  DType::boolean})
     if (descr == npy_descr(t)) dtype = t;
   bool bf16_bits = descr == "<u2" && expected == DType::bf16;
   VTC_CHECK(dtype || bf16_bits) << path << ": unsupported .npy dtype '" << descr << "'";
   Tensor raw(bf16_bits ? DType::bf16 : *dtype, shape);
   size_t data_start = header_start + header_len;
   VTC_CHECK(bytes.size() - data_start == raw.nbytes())
-      << path << ": holds " << bytes.size() - data_start << " data bytes, "
-      << type_str(raw.type()) << " needs " << raw.nbytes();
+      << path << ": holds " << bytes.size() - data_start << " data bytes, " << type_str(raw.type())
+      << " needs " << raw.nbytes();
   std::memcpy(raw.raw(), bytes.data() + data_start, raw.nbytes());
   if (expected == DType::bf16 && raw.dtype() == DType::f32) {
     Tensor t(DType::bf16, shape);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data<bf16_t>()[i] = bf16_t(raw.data<float>()[i]);
+    for (int64_t i = 0; i < t.numel(); ++i)
+      t.data<bf16_t>()[i] = bf16_t(raw.data<float>()[i]);
     return t;
   }
   return raw;
@@ -110,7 +121,8 @@ Tensor read_npy(const std::string& path, std::optional<DType> expected) {
 void write_npy(const std::string& path, const Tensor& t) {
   std::ostringstream h;
   h << "{'descr': '" << npy_descr(t.dtype()) << "', 'fortran_order': False, 'shape': (";
-  for (int64_t d : t.shape()) h << d << ", ";
+  for (int64_t d : t.shape())
+    h << d << ", ";
   h << "), }";
   std::string header = h.str();
   size_t total = 10 + header.size() + 1;
@@ -124,7 +136,8 @@ void write_npy(const std::string& path, const Tensor& t) {
   out += header;
   if (t.dtype() == DType::bf16) {
     std::vector<float> f(size_t(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i) f[size_t(i)] = float(t.data<bf16_t>()[i]);
+    for (int64_t i = 0; i < t.numel(); ++i)
+      f[size_t(i)] = float(t.data<bf16_t>()[i]);
     out.append(reinterpret_cast<const char*>(f.data()), f.size() * 4);
   } else {
     out.append(reinterpret_cast<const char*>(t.raw()), t.nbytes());
@@ -134,8 +147,7 @@ void write_npy(const std::string& path, const Tensor& t) {
 
 Tensor read_tensor_pb(const std::string& path, std::string* name) {
   onnx::TensorProto proto;
-  VTC_CHECK(proto.ParseFromString(read_file(path)))
-      << path << ": not a valid TensorProto file";
+  VTC_CHECK(proto.ParseFromString(read_file(path))) << path << ": not a valid TensorProto file";
   if (name) *name = proto.name();
   std::string dir = std::filesystem::path(path).parent_path().string();
   return tensor_from_proto(proto, dir.empty() ? "." : dir, path);
@@ -149,8 +161,7 @@ void write_tensor_pb(const std::string& path, const Tensor& t, const std::string
 
 Tensor read_tensor_file(const std::string& path, std::optional<DType> expected) {
   if (has_extension(path, ".pb")) return read_tensor_pb(path);
-  VTC_CHECK(has_extension(path, ".npy"))
-      << path << ": unknown tensor file type (use .npy or .pb)";
+  VTC_CHECK(has_extension(path, ".npy")) << path << ": unknown tensor file type (use .npy or .pb)";
   return read_npy(path, expected);
 }
 

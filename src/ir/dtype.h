@@ -48,29 +48,56 @@ uint16_t float_to_half_bits(float f);
 // (float, f16_t, bf16_t, double, int64_t, int32_t, int8_t, uint8_t, bool).
 template <typename Fn> decltype(auto) dispatch_dtype(DType t, Fn&& fn) {
   switch (t) {
-  case DType::f32: return fn.template operator()<float>();
-  case DType::f16: return fn.template operator()<f16_t>();
-  case DType::bf16: return fn.template operator()<bf16_t>();
-  case DType::f64: return fn.template operator()<double>();
-  case DType::i64: return fn.template operator()<int64_t>();
-  case DType::i32: return fn.template operator()<int32_t>();
-  case DType::i8: return fn.template operator()<int8_t>();
-  case DType::u8: return fn.template operator()<uint8_t>();
-  case DType::boolean: return fn.template operator()<bool>();
+  case DType::f32:
+    return fn.template operator()<float>();
+  case DType::f16:
+    return fn.template operator()<f16_t>();
+  case DType::bf16:
+    return fn.template operator()<bf16_t>();
+  case DType::f64:
+    return fn.template operator()<double>();
+  case DType::i64:
+    return fn.template operator()<int64_t>();
+  case DType::i32:
+    return fn.template operator()<int32_t>();
+  case DType::i8:
+    return fn.template operator()<int8_t>();
+  case DType::u8:
+    return fn.template operator()<uint8_t>();
+  case DType::boolean:
+    return fn.template operator()<bool>();
   }
   return fn.template operator()<float>();
 }
 
 // The DType of a C++ storage type.
 template <typename T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::f32; }
-template <> constexpr DType dtype_of<f16_t>() { return DType::f16; }
-template <> constexpr DType dtype_of<bf16_t>() { return DType::bf16; }
-template <> constexpr DType dtype_of<double>() { return DType::f64; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::i64; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::i32; }
-template <> constexpr DType dtype_of<int8_t>() { return DType::i8; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::u8; }
-template <> constexpr DType dtype_of<bool>() { return DType::boolean; }
+template <> constexpr DType dtype_of<float>() {
+  return DType::f32;
+}
+template <> constexpr DType dtype_of<f16_t>() {
+  return DType::f16;
+}
+template <> constexpr DType dtype_of<bf16_t>() {
+  return DType::bf16;
+}
+template <> constexpr DType dtype_of<double>() {
+  return DType::f64;
+}
+template <> constexpr DType dtype_of<int64_t>() {
+  return DType::i64;
+}
+template <> constexpr DType dtype_of<int32_t>() {
+  return DType::i32;
+}
+template <> constexpr DType dtype_of<int8_t>() {
+  return DType::i8;
+}
+template <> constexpr DType dtype_of<uint8_t>() {
+  return DType::u8;
+}
+template <> constexpr DType dtype_of<bool>() {
+  return DType::boolean;
+}
 
 } // namespace vtc

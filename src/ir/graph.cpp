@@ -98,9 +98,8 @@ Node* Graph::add_node(const std::string& op, const std::string& name, std::vecto
   for (size_t i = 0; i < n->outputs.size(); ++i) {
     Value* v = n->outputs[i];
     if (!v) continue;
-    VTC_CHECK(v->producer == nullptr)
-        << "value '" << v->name << "' is produced by both " << v->producer->describe() << " and "
-        << n->describe();
+    VTC_CHECK(v->producer == nullptr) << "value '" << v->name << "' is produced by both "
+                                      << v->producer->describe() << " and " << n->describe();
     v->producer = n;
     v->producer_output = int(i);
   }
@@ -190,7 +189,8 @@ void Graph::topological_sort() {
       if (pending[n.get()] == 0) {
         for (Value* v : n->outputs)
           if (v)
-            for (Node* u : v->users) --pending[u];
+            for (Node* u : v->users)
+              --pending[u];
         order.push_back(std::move(n));
         progress = true;
       } else {
@@ -199,7 +199,8 @@ void Graph::topological_sort() {
     }
     if (!progress) {
       nodes_ = std::move(order);
-      for (auto& n : next) nodes_.push_back(std::move(n));
+      for (auto& n : next)
+        nodes_.push_back(std::move(n));
       VTC_FAIL() << "graph has a cycle through " << nodes_.back()->describe();
     }
     rest = std::move(next);

@@ -34,10 +34,10 @@ using Attribute = std::variant<int64_t, float, std::string, std::vector<int64_t>
                                std::vector<float>, std::vector<std::string>, Tensor>;
 
 class Node {
- public:
-  std::string name;   // may be empty in the source model; the importer names every node
-  std::string op;     // ONNX op_type, e.g. "Reshape"
-  std::string domain; // "" for the default ONNX domain
+public:
+  std::string name;            // may be empty in the source model; the importer names every node
+  std::string op;              // ONNX op_type, e.g. "Reshape"
+  std::string domain;          // "" for the default ONNX domain
   std::vector<Value*> inputs;  // nullptr for an omitted optional input
   std::vector<Value*> outputs; // nullptr for an omitted optional output
   std::map<std::string, Attribute> attrs;
@@ -62,7 +62,7 @@ class Node {
 };
 
 class Graph {
- public:
+public:
   Graph() = default;
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
@@ -97,7 +97,7 @@ class Graph {
   // Unique name with the given prefix ("prefix", "prefix_1", ...).
   std::string unique_name(const std::string& prefix) const;
 
- private:
+private:
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::unique_ptr<Value>> values_;
   std::map<std::string, Value*> by_name_;

@@ -7,7 +7,9 @@ namespace vtc {
 
 namespace {
 
-std::string value_ref(const Value* v) { return v ? "%" + v->name : "_"; }
+std::string value_ref(const Value* v) {
+  return v ? "%" + v->name : "_";
+}
 
 std::string typed(const Value* v) {
   if (!v) return "_";
@@ -16,7 +18,8 @@ std::string typed(const Value* v) {
 
 template <typename T> void print_list(std::ostream& os, const std::vector<T>& xs) {
   os << "[";
-  for (size_t i = 0; i < xs.size(); ++i) os << (i ? "," : "") << xs[i];
+  for (size_t i = 0; i < xs.size(); ++i)
+    os << (i ? "," : "") << xs[i];
   os << "]";
 }
 
@@ -52,9 +55,11 @@ std::string print_attribute(const Attribute& a) {
 
 std::string print_node(const Node& n) {
   std::ostringstream os;
-  for (size_t i = 0; i < n.outputs.size(); ++i) os << (i ? ", " : "") << typed(n.outputs[i]);
+  for (size_t i = 0; i < n.outputs.size(); ++i)
+    os << (i ? ", " : "") << typed(n.outputs[i]);
   os << " = " << n.op << "(";
-  for (size_t i = 0; i < n.inputs.size(); ++i) os << (i ? ", " : "") << value_ref(n.inputs[i]);
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    os << (i ? ", " : "") << value_ref(n.inputs[i]);
   os << ")";
   if (!n.attrs.empty()) {
     os << " {";
@@ -71,12 +76,15 @@ std::string print_node(const Node& n) {
 std::string print_graph(const Graph& g) {
   std::ostringstream os;
   os << "graph " << (g.name.empty() ? "main" : g.name) << " (opset " << g.opset << ")\n";
-  for (const Value* v : g.inputs) os << "  input  " << typed(v) << "\n";
+  for (const Value* v : g.inputs)
+    os << "  input  " << typed(v) << "\n";
   for (const auto& v : g.values())
     if (v->constant && !v->users.empty())
       os << "  const  " << typed(v.get()) << constant_preview(*v->constant) << "\n";
-  for (const auto& n : g.nodes()) os << "  " << print_node(*n) << "\n";
-  for (const Value* v : g.outputs) os << "  output " << value_ref(v) << "\n";
+  for (const auto& n : g.nodes())
+    os << "  " << print_node(*n) << "\n";
+  for (const Value* v : g.outputs)
+    os << "  output " << value_ref(v) << "\n";
   return os.str();
 }
 

@@ -34,7 +34,7 @@ struct TensorType {
 std::string type_str(const TensorType& t);
 
 class Tensor {
- public:
+public:
   Tensor() = default;
   // Zero-filled tensor of the given type.
   explicit Tensor(TensorType type);
@@ -72,14 +72,15 @@ class Tensor {
     return type_ == other.type_ && bytes_ == other.bytes_;
   }
 
- private:
+private:
   TensorType type_;
   std::vector<std::byte> bytes_;
 };
 
 template <typename T> Tensor Tensor::from(Shape shape, const std::vector<T>& values) {
   Tensor t(dtype_of<T>(), std::move(shape));
-  for (size_t i = 0; i < values.size() && i < size_t(t.numel()); ++i) t.data<T>()[i] = values[i];
+  for (size_t i = 0; i < values.size() && i < size_t(t.numel()); ++i)
+    t.data<T>()[i] = values[i];
   return t;
 }
 

@@ -37,8 +37,8 @@ std::vector<std::string> default_compile_flags() {
   // -ffp-contract=off: arithmetic stays exactly as written (kernels call std::fma where they
   // mean it), so the same kernel gives the same bits whatever accessors it is inlined with —
   // what keeps every strategy bitwise identical.
-  return {"-O3", "-march=native", "-ffp-contract=off", "-fopenmp", "-std=c++20", "-shared",
-          "-fPIC"};
+  return {"-O3",     "-march=native", "-ffp-contract=off", "-fopenmp", "-std=c++20",
+          "-shared", "-fPIC"};
 }
 
 } // namespace vtc::jit

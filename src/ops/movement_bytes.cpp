@@ -5,11 +5,14 @@ namespace vtc {
 
 namespace {
 
-int64_t bytes_of(const Value* v) { return v && v->has_type ? int64_t(v->type.nbytes()) : 0; }
+int64_t bytes_of(const Value* v) {
+  return v && v->has_type ? int64_t(v->type.nbytes()) : 0;
+}
 
 int64_t output_bytes(const Node& n) {
   int64_t b = 0;
-  for (const Value* v : n.outputs) b += bytes_of(v);
+  for (const Value* v : n.outputs)
+    b += bytes_of(v);
   return b;
 }
 

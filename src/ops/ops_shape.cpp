@@ -65,8 +65,7 @@ Tensor fill_value(const Node& n) {
 std::vector<TensorType> infer_constant_of_shape(const InferInputs& in) {
   Shape shape = in.ints(0);
   for (int64_t d : shape)
-    VTC_CHECK(d >= 0) << in.node.describe() << ": negative dimension in shape "
-                      << shape_str(shape);
+    VTC_CHECK(d >= 0) << in.node.describe() << ": negative dimension in shape " << shape_str(shape);
   return {{fill_value(in.node).dtype(), shape}};
 }
 
@@ -74,7 +73,8 @@ std::vector<Tensor> eval_constant_of_shape(const Node& n, const std::vector<cons
   Tensor v = fill_value(n);
   Tensor out(n.outputs[0]->type);
   size_t es = dtype_size(out.dtype());
-  for (int64_t i = 0; i < out.numel(); ++i) std::memcpy(out.raw() + i * es, v.raw(), es);
+  for (int64_t i = 0; i < out.numel(); ++i)
+    std::memcpy(out.raw() + i * es, v.raw(), es);
   return {out};
 }
 
@@ -88,9 +88,8 @@ int64_t range_count(const Node& n, double start, double limit, double delta) {
 
 std::vector<TensorType> infer_range(const InferInputs& in) {
   for (size_t i = 0; i < 3; ++i) {
-    VTC_CHECK(in.type(i).numel() == 1)
-        << in.node.describe() << ": input " << i << " must be a scalar, got "
-        << type_str(in.type(i));
+    VTC_CHECK(in.type(i).numel() == 1) << in.node.describe() << ": input " << i
+                                       << " must be a scalar, got " << type_str(in.type(i));
     if (!in.constant(i))
       throw NeedsConstantInput(in.node.describe() + ": Range bounds must be constants", int(i));
   }
@@ -103,10 +102,12 @@ std::vector<Tensor> eval_range(const Node& n, const std::vector<const Tensor*>& 
   Tensor out(n.outputs[0]->type);
   if (is_float(out.dtype())) {
     double start = ins[0]->get_f64(0), delta = ins[2]->get_f64(0);
-    for (int64_t i = 0; i < out.numel(); ++i) out.set_f64(i, start + double(i) * delta);
+    for (int64_t i = 0; i < out.numel(); ++i)
+      out.set_f64(i, start + double(i) * delta);
   } else {
     int64_t start = ins[0]->get_i64(0), delta = ins[2]->get_i64(0);
-    for (int64_t i = 0; i < out.numel(); ++i) out.set_i64(i, start + i * delta);
+    for (int64_t i = 0; i < out.numel(); ++i)
+      out.set_i64(i, start + i * delta);
   }
   return {out};
 }

@@ -59,23 +59,30 @@ Comparison compare_rel_l2(const Tensor& a, const Tensor& e, double tol) {
     if (std::isnan(a.get_f64(i)) != std::isnan(e.get_f64(i))) nan_mismatch = true;
   c.ok = !nan_mismatch && c.rel_l2_err <= tol;
   std::ostringstream os;
-  if (nan_mismatch) os << "NaN where the expected value is not (or the reverse)";
-  else if (!c.ok) os << "relative L2 error " << c.rel_l2_err << " > " << tol;
+  if (nan_mismatch)
+    os << "NaN where the expected value is not (or the reverse)";
+  else if (!c.ok)
+    os << "relative L2 error " << c.rel_l2_err << " > " << tol;
   c.message = os.str();
   return c;
 }
 
 double model_tolerance(DType t) {
   switch (t) {
-  case DType::f32: return 1e-5;
-  case DType::f64: return 1e-12;
-  case DType::f16: return 1e-2;
-  case DType::bf16: return 1e-2;
+  case DType::f32:
+    return 1e-5;
+  case DType::f64:
+    return 1e-12;
+  case DType::f16:
+    return 1e-2;
+  case DType::bf16:
+    return 1e-2;
   case DType::i64:
   case DType::i32:
   case DType::i8:
   case DType::u8:
-  case DType::boolean: return 0;
+  case DType::boolean:
+    return 0;
   }
   return 0;
 }

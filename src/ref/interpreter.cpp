@@ -42,13 +42,15 @@ TensorMap run_reference(const Graph& g, const TensorMap& inputs) {
   };
   for (const auto& n : g.nodes()) {
     std::vector<const Tensor*> ins;
-    for (Value* v : n->inputs) ins.push_back(v ? lookup(v) : nullptr);
+    for (Value* v : n->inputs)
+      ins.push_back(v ? lookup(v) : nullptr);
     std::vector<Tensor> outs = eval_node(*n, ins);
     for (size_t k = 0; k < n->outputs.size() && k < outs.size(); ++k)
       if (n->outputs[k]) env[n->outputs[k]] = std::move(outs[k]);
   }
   TensorMap result;
-  for (Value* out : g.outputs) result[out->name] = *lookup(out);
+  for (Value* out : g.outputs)
+    result[out->name] = *lookup(out);
   return result;
 }
 

@@ -11,14 +11,14 @@
 namespace vtc {
 
 class Error : public std::runtime_error {
- public:
+public:
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
 // A valid model that uses something vtc does not support (an op, a dtype, an attribute
 // value, a dynamic shape). Reported like any error; counted apart in conformance runs.
 class Unsupported : public Error {
- public:
+public:
   explicit Unsupported(const std::string& what) : Error(what) {}
 };
 

@@ -82,7 +82,8 @@ TEST(Import, ReadsExternalData) {
   Graph g = import_onnx_bytes(b.bytes(), dir.string(), "external.onnx");
   const Value* wv = g.find_value("w");
   ASSERT_TRUE(wv && wv->constant);
-  for (int i = 0; i < 6; ++i) EXPECT_EQ(wv->constant->get_f64(i), w[size_t(i)]);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(wv->constant->get_f64(i), w[size_t(i)]);
 
   // A file shorter than the tensor is an error naming the file.
   init->mutable_external_data(2)->set_value("24");

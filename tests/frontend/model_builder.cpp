@@ -18,7 +18,8 @@ void ModelBuilder::input(const std::string& name, DType t, const Shape& shape) {
   vi->set_name(name);
   auto* tt = vi->mutable_type()->mutable_tensor_type();
   tt->set_elem_type(onnx_code(t));
-  for (int64_t d : shape) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  for (int64_t d : shape)
+    tt->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
 void ModelBuilder::output(const std::string& name) {
@@ -30,13 +31,14 @@ void ModelBuilder::initializer(const std::string& name, const Tensor& t) {
 }
 
 onnx::NodeProto& ModelBuilder::node(const std::string& op, const std::vector<std::string>& ins,
-                                    const std::vector<std::string>& outs,
-                                    const std::string& name) {
+                                    const std::vector<std::string>& outs, const std::string& name) {
   auto* n = model_.mutable_graph()->add_node();
   n->set_op_type(op);
   n->set_name(name);
-  for (const auto& s : ins) n->add_input(s);
-  for (const auto& s : outs) n->add_output(s);
+  for (const auto& s : ins)
+    n->add_input(s);
+  for (const auto& s : outs)
+    n->add_output(s);
   return *n;
 }
 
@@ -45,7 +47,8 @@ void ModelBuilder::set_ints(onnx::NodeProto& n, const std::string& key,
   auto* a = n.add_attribute();
   a->set_name(key);
   a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
+  for (int64_t x : v)
+    a->add_ints(x);
 }
 
 void ModelBuilder::set_int(onnx::NodeProto& n, const std::string& key, int64_t v) {

@@ -10,7 +10,7 @@
 namespace vtc::testing {
 
 class ModelBuilder {
- public:
+public:
   explicit ModelBuilder(int64_t opset = 17);
   void input(const std::string& name, DType t, const Shape& shape);
   void output(const std::string& name);
@@ -22,7 +22,7 @@ class ModelBuilder {
   std::string bytes() const { return model_.SerializeAsString(); }
   onnx::ModelProto& model() { return model_; }
 
- private:
+private:
   onnx::ModelProto model_;
 };
 

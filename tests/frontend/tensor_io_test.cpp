@@ -36,7 +36,8 @@ TEST(TensorIO, ReadsNumpyHeaderLayout) {
   header.append(128 - 10 - header.size() - 1, ' ');
   header += '\n';
   std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size()) + char(0) + header;
-  for (int32_t v : {0, 1, 2}) bytes.append(reinterpret_cast<const char*>(&v), 4);
+  for (int32_t v : {0, 1, 2})
+    bytes.append(reinterpret_cast<const char*>(&v), 4);
   std::string path = temp_path("numpy.npy");
   std::ofstream(path, std::ios::binary) << bytes;
   Tensor t = read_npy(path);

@@ -23,7 +23,7 @@ TEST(DType, HalfExactValues) {
   EXPECT_EQ(float_to_half_bits(1.0f), 0x3c00);
   EXPECT_EQ(float_to_half_bits(-2.0f), 0xc000);
   EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bff);
-  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00); // rounds up to infinity
+  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00);              // rounds up to infinity
   EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -24)), 0x0001); // smallest subnormal
   EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -25)), 0x0000); // tie to even: zero
   EXPECT_EQ(float_to_half_bits(std::ldexp(1.5f, -25)), 0x0001);

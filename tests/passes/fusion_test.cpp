@@ -11,9 +11,13 @@ namespace {
 
 using testing::ModelBuilder;
 
-Graph import(const ModelBuilder& b) { return import_onnx_bytes(b.bytes(), ".", "m.onnx"); }
+Graph import(const ModelBuilder& b) {
+  return import_onnx_bytes(b.bytes(), ".", "m.onnx");
+}
 
-Tensor ones(Shape s) { return Tensor::from<float>(s, std::vector<float>(size_t(shape_numel(s)), 1)); }
+Tensor ones(Shape s) {
+  return Tensor::from<float>(s, std::vector<float>(size_t(shape_numel(s)), 1));
+}
 
 TEST(Fusion, BiasAndActivationJoinTheGemmAsEpilogue) {
   ModelBuilder b;

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto
 
-from graph_builder import GraphBuilder
+from graph_builder import GraphBuilder, linear
 
 # Additive mask value for hidden positions; a power of two, exact in f32, f16 and bf16.
 MASK_VALUE = -32768.0
@@ -131,3 +131,11 @@ def declare_decode_inputs(b: GraphBuilder, batch: int, hidden: int, kv_heads: in
     return (b.input("x", [batch, 1, hidden]), b.input("past_k", cache_shape),
             b.input("past_v", cache_shape), b.input("pos", [1], TensorProto.INT64),
             b.input("mask", [batch, 1, 1, cache_len]))
+
+
+def gated_mlp(b: GraphBuilder, h: str, hidden: int, ffn: int, activation, act_name: str) -> str:
+    """down(activation(gate(h)) * up(h)): SwiGLU with silu, GeGLU with gelu_tanh."""
+    gate = linear(b, h, hidden, ffn, "gate_proj")
+    up = linear(b, h, hidden, ffn, "up_proj")
+    act = b.op("Mul", [activation(b, gate, act_name), up], "gate_mul_up")
+    return linear(b, act, ffn, hidden, "down_proj")

@@ -100,14 +100,6 @@ def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask:
     return linear(b, context, q_dim, cfg.hidden, "o_proj")
 
 
-def geglu_mlp(b: GraphBuilder, h: str, cfg: Gemma2Config) -> str:
-    """down(gelu_tanh(gate(h)) * up(h))."""
-    gate = linear(b, h, cfg.hidden, cfg.ffn, "gate_proj")
-    up = linear(b, h, cfg.hidden, cfg.ffn, "up_proj")
-    act = b.op("Mul", [gelu_tanh(b, gate, "gelu"), up], "gate_mul_up")
-    return linear(b, act, cfg.ffn, cfg.hidden, "down_proj")
-
-
 def build(cfg: Gemma2Config, dtype: str, batch: int) -> onnx.ModelProto:
     b = GraphBuilder("gemma2_decoder_layer", dtype)
     x, past_k, past_v, pos, mask = dp.declare_decode_inputs(
@@ -119,7 +111,7 @@ def build(cfg: Gemma2Config, dtype: str, batch: int) -> onnx.ModelProto:
     h = b.op("Add", [x, h], "attn_residual")
     with b.scope("mlp"):
         m = rms_norm(b, h, cfg.hidden, "pre_feedforward_norm", cfg.eps, unit_offset=True)
-        m = geglu_mlp(b, m, cfg)
+        m = dp.gated_mlp(b, m, cfg.hidden, cfg.ffn, gelu_tanh, "gelu")
         m = rms_norm(b, m, cfg.hidden, "post_feedforward_norm", cfg.eps, unit_offset=True)
     y = b.op("Add", [h, m], "mlp_residual")
     b.output(y, "y", [batch, 1, cfg.hidden])

@@ -79,14 +79,6 @@ def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask:
     return linear(b, context, q_dim, cfg.hidden, "o_proj")
 
 
-def swiglu_mlp(b: GraphBuilder, h: str, cfg: LlamaConfig) -> str:
-    """down(silu(gate(h)) * up(h))."""
-    gate = linear(b, h, cfg.hidden, cfg.ffn, "gate_proj")
-    up = linear(b, h, cfg.hidden, cfg.ffn, "up_proj")
-    act = b.op("Mul", [silu(b, gate, "silu"), up], "gate_mul_up")
-    return linear(b, act, cfg.ffn, cfg.hidden, "down_proj")
-
-
 def build(cfg: LlamaConfig, dtype: str, batch: int) -> onnx.ModelProto:
     b = GraphBuilder("llama3_decoder_layer", dtype)
     x, past_k, past_v, pos, mask = dp.declare_decode_inputs(
@@ -96,7 +88,8 @@ def build(cfg: LlamaConfig, dtype: str, batch: int) -> onnx.ModelProto:
         attn = attention(b, h, pos, past_k, past_v, mask, cfg, batch)
     h = b.op("Add", [x, attn], "attn_residual")
     with b.scope("mlp"):
-        mlp = swiglu_mlp(b, rms_norm(b, h, cfg.hidden, "post_attention_norm", cfg.eps), cfg)
+        mlp = dp.gated_mlp(b, rms_norm(b, h, cfg.hidden, "post_attention_norm", cfg.eps),
+                           cfg.hidden, cfg.ffn, silu, "silu")
     y = b.op("Add", [h, mlp], "mlp_residual")
     b.output(y, "y", [batch, 1, cfg.hidden])
     return b.model(__doc__.split("\n\n")[0], {"config": json.dumps(asdict(cfg))})

@@ -139,3 +139,12 @@ def gated_mlp(b: GraphBuilder, h: str, hidden: int, ffn: int, activation, act_na
     up = linear(b, h, hidden, ffn, "up_proj")
     act = b.op("Mul", [activation(b, gate, act_name), up], "gate_mul_up")
     return linear(b, act, ffn, hidden, "down_proj")
+
+
+def attend(b: GraphBuilder, scores: str, mask: str, values: str, batch: int, heads: int,
+           head_dim: int, hidden: int) -> str:
+    """o_proj(merge_heads(softmax(scores + mask) @ values)): the end of decode attention."""
+    scores = b.op("Add", [scores, mask], "add_mask")
+    context = b.op("MatMul", [softmax(b, scores), values], "pv_matmul")
+    context = merge_heads(b, context, batch, heads, head_dim)
+    return linear(b, context, heads * head_dim, hidden, "o_proj")

@@ -94,10 +94,7 @@ def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask:
         scores = b.op("Mul", [capped, b.scalar("cap", cfg.softcap)], "mul_cap")
     if cfg.local:
         mask = sliding_window_mask(b, mask, pos, cfg)
-    scores = b.op("Add", [scores, mask], "add_mask")
-    context = b.op("MatMul", [dp.softmax(b, scores), values], "pv_matmul")
-    context = dp.merge_heads(b, context, batch, cfg.heads, cfg.head_dim)
-    return linear(b, context, q_dim, cfg.hidden, "o_proj")
+    return dp.attend(b, scores, mask, values, batch, cfg.heads, cfg.head_dim, cfg.hidden)
 
 
 def build(cfg: Gemma2Config, dtype: str, batch: int) -> onnx.ModelProto:

@@ -72,11 +72,7 @@ def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask:
     keys_t = b.op("Transpose", [keys], "keys_transpose", perm=[0, 1, 3, 2])
     scores = b.op("MatMul", [q, keys_t], "qk_matmul")
     scores = b.op("Mul", [scores, b.scalar("scale", 1.0 / math.sqrt(cfg.head_dim))], "qk_scale")
-    scores = b.op("Add", [scores, mask], "add_mask")
-    probs = dp.softmax(b, scores)
-    context = b.op("MatMul", [probs, values], "pv_matmul")
-    context = dp.merge_heads(b, context, batch, cfg.heads, cfg.head_dim)
-    return linear(b, context, q_dim, cfg.hidden, "o_proj")
+    return dp.attend(b, scores, mask, values, batch, cfg.heads, cfg.head_dim, cfg.hidden)
 
 
 def build(cfg: LlamaConfig, dtype: str, batch: int) -> onnx.ModelProto:

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "constant_packs.h"
 #include "gemm_core.h"
 #include "simd.h"
 #include "stage.h"
@@ -129,16 +130,25 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
 
 } // namespace detail
 
-// The implicit-GEMM convolution (any groups).
+// The implicit-GEMM convolution (any groups). Constant weights (`wref` given) are packed
+// once per program and reused.
 template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
 void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
-                          const Epi& epi = {}) {
+                          const Epi& epi = {}, ConstantRef wref = {}) {
   using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
                                    std::is_same_v<compute_t<WA>, double>,
                                double, float>;
   const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups, khw = s.kh * s.kw;
   detail::ConvProblem<C, OutA, InA, WA, Epi> p{out, in, w, epi, s, cin_g, cout_g, khw};
-  gemm_packed<C>(p, s.n * s.groups, cout_g, s.h_out * s.w_out, cin_g * khw);
+  const int64_t M = cout_g, K = cin_g * khw;
+  if (!wref.packs) return gemm_packed<C>(p, s.n * s.groups, M, s.h_out * s.w_out, K);
+  // Every batch n uses the same weights: pack the groups once (batch index = group).
+  const int64_t tag = ((s.groups * 4099 + M) * 4099 + K) * 64 + GemmTile<C>::MR;
+  auto packed = wref.packs->get<C>(wref.key, tag, packed_a_size<C>(s.groups, M, K), [&](C* dst) {
+    pack_a_whole<C>(p, s.groups, M, K, dst);
+  });
+  // Batch b of the problem is image b / groups, group b % groups: the packs are per group.
+  gemm_packed<C>(p, s.n * s.groups, M, s.h_out * s.w_out, K, packed.get(), s.groups);
 }
 
 // The direct depthwise convolution: every output channel reads one input channel
@@ -246,11 +256,11 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
 // conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise.
 template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
 void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
-            const Epi& epi = {}) {
+            const Epi& epi = {}, ConstantRef wref = {}) {
   if (s.c_in / s.groups == 1 && s.groups > 1)
     depthwise_conv2d(out, in, w, s, epi);
   else
-    conv2d_implicit_gemm(out, in, w, s, epi);
+    conv2d_implicit_gemm(out, in, w, s, epi, wref);
 }
 
 } // namespace vtc::kernels

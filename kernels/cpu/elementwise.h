@@ -8,7 +8,8 @@
 // contiguous for all of them (runs of the gcd of their `contig`), the inner loop walks raw
 // pointers — the compiler vectorises it — and computes narrow(f(widen(x)...)), which is
 // from_compute(f(to_compute(x)...)) bit for bit (convert.h): exactly what load()/store()
-// would give, so fast and slow paths agree bit for bit.
+// would give, so fast and slow paths agree bit for bit. Otherwise each row moves through
+// staging buffers a run at a time (stage.h), which gives the same values again.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include "accessor.h"
 #include "convert.h"
 #include "parallel.h"
+#include "stage.h"
 
 namespace vtc::kernels {
 
@@ -131,9 +133,20 @@ void map(const Out& out, const Index<Out::rank>& shape, const F& f, const In&...
             continue;
           }
         }
-        for (int64_t j = 0; j < inner; ++j) {
-          i[size_t(R - 1)] = j;
-          out.store(i, f(in.load(i)...));
+        // Runs through staging buffers: every operand is loaded a run at a time (computed
+        // operands evaluate theirs in one loop), f runs over plain arrays, and the results
+        // are stored a run at a time — the same values as element by element.
+        using Res = std::decay_t<decltype(f(std::declval<compute_t<In>>()...))>;
+        for (int64_t s = 0; s < inner; s += kRunChunk) {
+          const int64_t n = std::min(kRunChunk, inner - s);
+          i[size_t(R - 1)] = s;
+          Res res[kRunChunk];
+          [&](auto*... bufs) {
+            (load_run(in, i, n, bufs), ...);
+            for (int64_t j = 0; j < n; ++j)
+              res[j] = f(bufs[j]...);
+          }(std::array<compute_t<In>, kRunChunk>{}.data()...);
+          store_run(out, i, n, res);
         }
       }
     });

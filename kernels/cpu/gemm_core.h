@@ -86,27 +86,30 @@ struct GemmBlocks {
 };
 
 // Cache blocks for a problem: KC values of k (B panel in L1), MC x KC of A and KC x NC of B
-// in L2, shrunk until there are a few blocks per thread. Only speed depends on them.
-template <typename C>
+// in L2, shrunk until there are a few blocks per thread. Every row block of C packs its own
+// B panels, so M is cut into as few row blocks as fit (evenly). Only speed depends on them.
+template <typename C, int NR>
 inline GemmBlocks gemm_blocks(int64_t batch, int64_t M, int64_t N, int64_t K, int threads) {
   using Tile = GemmTile<C>;
   constexpr int64_t kKc = sizeof(C) == 4 ? 256 : 192;
+  constexpr int64_t kMaxMc = int64_t(Tile::MR) * (216 / Tile::MR);
   int64_t kc = K <= kKc + kKc / 4 ? std::max<int64_t>(K, 1) : 0;
   if (kc == 0) {
     int64_t nk = (K + kKc - 1) / kKc;
     kc = (K + nk - 1) / nk;
   }
   auto round_up = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
-  int64_t mc = std::min(round_up(M, Tile::MR), int64_t(Tile::MR) * (120 / Tile::MR));
-  int64_t nc = std::min(round_up(N, Tile::NR), int64_t(256));
+  const int64_t nm = (M + kMaxMc - 1) / kMaxMc;
+  int64_t mc = round_up((M + nm - 1) / nm, Tile::MR);
+  int64_t nc = std::min(round_up(N, NR), int64_t(256));
   auto tasks = [&] { return batch * ((M + mc - 1) / mc) * ((N + nc - 1) / nc); };
   while (tasks() < 2 * threads) {
-    if (nc >= mc && nc > 2 * Tile::NR)
-      nc = round_up(nc / 2, Tile::NR);
+    if (nc >= mc && nc > 2 * NR)
+      nc = round_up(nc / 2, NR);
     else if (mc > 2 * Tile::MR)
       mc = round_up(mc / 2, Tile::MR);
-    else if (nc > 2 * Tile::NR)
-      nc = round_up(nc / 2, Tile::NR);
+    else if (nc > 2 * NR)
+      nc = round_up(nc / 2, NR);
     else
       break;
   }
@@ -119,17 +122,52 @@ inline uint64_t next_gemm_call() {
   return calls.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
+// The size and layout of A packed whole: for batch b, panel i (rows i*MR .. i*MR+MR-1, zero
+// past M) holds element (k, r) at ((b * panels + i) * K + k) * MR + r.
+template <typename C> inline int64_t packed_a_size(int64_t batch, int64_t M, int64_t K) {
+  constexpr int MR = GemmTile<C>::MR;
+  return batch * ((M + MR - 1) / MR) * K * MR;
+}
+
+// Packs all of A (every batch, row and k) into `dst` in the layout above.
 template <typename C, typename Problem>
-void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K) {
+void pack_a_whole(const Problem& p, int64_t batch, int64_t M, int64_t K, C* dst) {
+  constexpr int MR = GemmTile<C>::MR;
+  const int64_t panels = (M + MR - 1) / MR;
+  parallel_for(batch * panels, [&](int64_t t) {
+    C* d = dst + t * K * MR;
+    C* row = scratch<C, 3>(K);
+    const int64_t b = t / panels, i = t % panels;
+    for (int r = 0; r < MR; ++r) {
+      const int64_t m = i * MR + r;
+      if (m < M) {
+        p.load_a_row(b, m, 0, K, row);
+        for (int64_t k = 0; k < K; ++k)
+          d[k * MR + r] = row[k];
+      } else {
+        for (int64_t k = 0; k < K; ++k)
+          d[k * MR + r] = C(0);
+      }
+    }
+  });
+}
+
+// The engine with register tiles of MR x NV vectors; `packed_a`, when given, is A packed by
+// pack_a_whole for `a_batches` batches, batch b using the panels of batch b % a_batches.
+template <typename C, int NV, typename Problem>
+void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K,
+                       const C* packed_a, int64_t a_batches) {
   using Tile = GemmTile<C>;
-  constexpr int MR = Tile::MR, NR = Tile::NR;
-  if (batch <= 0 || M <= 0 || N <= 0) return;
-  const GemmBlocks bl = gemm_blocks<C>(batch, M, N, K, max_threads());
+  constexpr int MR = Tile::MR, NR = NV * Vec<C>::width;
+  const GemmBlocks bl = gemm_blocks<C, NR>(batch, M, N, K, max_threads());
   const int64_t tm = (M + bl.mc - 1) / bl.mc, tn = (N + bl.nc - 1) / bl.nc;
-  // A thread that runs several column blocks of one row block packs its A panels once, for
-  // every k, when they fit in 4 MB (conv weights are packed from short runs: costly).
+  const int64_t panels = (M + MR - 1) / MR;
+  // Without packed A, a thread that runs several column blocks of one row block packs its A
+  // panels once, for every k, when they fit in 4 MB (conv weights are packed from short
+  // runs: costly).
   const uint64_t call = next_gemm_call();
-  const bool keep_a = (bl.mc + MR - 1) / MR * MR * K * int64_t(sizeof(C)) <= (int64_t(4) << 20);
+  const bool keep_a =
+      !packed_a && (bl.mc + MR - 1) / MR * MR * K * int64_t(sizeof(C)) <= (int64_t(4) << 20);
   parallel_for(
       batch * tm * tn,
       [&](int64_t t) {
@@ -140,9 +178,15 @@ void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t 
           uint64_t call = 0;
           int64_t b = -1, m0 = -1;
         };
-        thread_local PackedA packed_a;
-        const bool have_a = keep_a && packed_a.call == call && packed_a.b == b && packed_a.m0 == m0;
-        C* a_all = scratch<C, 0>(pm * MR * (keep_a ? K : bl.kc));
+        thread_local PackedA packed_here;
+        const bool have_a =
+            keep_a && packed_here.call == call && packed_here.b == b && packed_here.m0 == m0;
+        // The A panels of this block: panel i of k block k0 starts at a_base + i * a_panel +
+        // k0 * a_k (whole-K panels when A is packed whole or kept, one k block otherwise).
+        const bool whole_k = packed_a || keep_a;
+        C* a_buf = packed_a ? nullptr : scratch<C, 0>(pm * MR * (keep_a ? K : bl.kc));
+        const C* a_base = packed_a ? packed_a + (b % a_batches * panels + m0 / MR) * K * MR : a_buf;
+        const int64_t a_panel = (whole_k ? K : bl.kc) * MR, a_k = whole_k ? MR : 0;
         C* bp = scratch<C, 1>(pn * NR * bl.kc);
         C* cb = scratch<C, 2>(pm * MR * ldc);
         C* row = scratch<C, 3>(std::max(bl.kc, pn * NR));
@@ -157,9 +201,8 @@ void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t 
             for (int64_t j = 0; j < pn; ++j)
               std::copy(row + j * NR, row + (j + 1) * NR, bp + (j * kc + k) * NR);
           }
-          C* ap = keep_a ? a_all + pm * MR * k0 : a_all;
-          for (int64_t i = 0; i < pm && !have_a; ++i) { // pack A: panel i is kc x MR, k-major
-            C* dst = ap + i * kc * MR;
+          for (int64_t i = 0; i < pm && a_buf && !have_a; ++i) { // pack A: panel i, k-major
+            C* dst = a_buf + i * a_panel + k0 * a_k;
             for (int r = 0; r < MR; ++r) {
               const int64_t m = i * MR + r;
               if (m < mc) {
@@ -174,14 +217,27 @@ void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t 
           }
           for (int64_t j = 0; j < pn; ++j)
             for (int64_t i = 0; i < pm; ++i)
-              micro_kernel<C, MR, Tile::NV>(kc, ap + i * kc * MR, bp + j * kc * NR,
-                                            cb + i * MR * ldc + j * NR, ldc, k0 > 0);
+              micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, bp + j * kc * NR,
+                                      cb + i * MR * ldc + j * NR, ldc, k0 > 0);
         }
-        if (keep_a) packed_a = {call, b, m0};
+        if (keep_a) packed_here = {call, b, m0};
         for (int64_t m = 0; m < mc; ++m)
           p.store_c_row(b, m0 + m, n0, nc, cb + m * ldc);
       },
       true);
+}
+
+// C = A . B through the Problem: register tiles one vector wide when N fits in one vector
+// (small output planes), two otherwise. Neither choice changes any bits.
+template <typename C, typename Problem>
+void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K,
+                 const C* packed_a = nullptr, int64_t a_batches = 0) {
+  if (batch <= 0 || M <= 0 || N <= 0) return;
+  if (a_batches <= 0) a_batches = batch;
+  if (N <= Vec<C>::width && Vec<C>::width > 1)
+    gemm_packed_tiles<C, 1>(p, batch, M, N, K, packed_a, a_batches);
+  else
+    gemm_packed_tiles<C, GemmTile<C>::NV>(p, batch, M, N, K, packed_a, a_batches);
 }
 
 } // namespace vtc::kernels

@@ -42,12 +42,31 @@ struct NoAccessor {
 };
 template <typename A> inline constexpr bool is_present = !std::is_same_v<A, NoAccessor>;
 
+// Does the accessor move whole runs itself (computed prologues and epilogue chains do: they
+// evaluate their expression over a run in one vectorisable loop)?
+template <typename A, typename C>
+concept RunLoader = requires(const A& a, const Index<A::rank>& i, C* dst) {
+  a.run_load(i, int64_t(1), dst);
+};
+template <typename A, typename C>
+concept RunStorer = requires(const A& a, const Index<A::rank>& i, const C* src) {
+  a.run_store(i, int64_t(1), src);
+};
+
+// The longest run an accessor's run_load/run_store is asked for at once (its stack buffers).
+inline constexpr int64_t kRunChunk = 128;
+
 // dst[j] = a[i + j along the last dim], for j in [0, len), as compute values of type C.
 template <typename C, typename A>
 inline void load_run(const A& a, Index<A::rank> i, int64_t len, C* dst) {
   constexpr int L = A::rank - 1;
   const int64_t start = i[L], end = start + len;
-  if constexpr (A::has_ptr) {
+  if constexpr (RunLoader<A, C>) {
+    for (int64_t s = start; s < end; s += kRunChunk) {
+      i[L] = s;
+      a.run_load(std::as_const(i), std::min(kRunChunk, end - s), dst + (s - start));
+    }
+  } else if constexpr (A::has_ptr) {
     for (int64_t s = start; s < end;) {
       int64_t e = std::min(end, (s / A::contig + 1) * A::contig);
       i[L] = s;
@@ -92,7 +111,22 @@ inline void store_run(const A& out, Index<A::rank> i, int64_t len, const C* src,
   constexpr int L = A::rank - 1;
   using T = typename A::value_type;
   const int64_t start = i[L], end = start + len;
-  if constexpr (A::has_ptr) {
+  if constexpr (RunStorer<A, C>) {
+    C tmp[kRunChunk];
+    for (int64_t s = start; s < end; s += kRunChunk) {
+      const int64_t n = std::min(kRunChunk, end - s);
+      const C* q = src + (s - start);
+      if constexpr (!std::is_same_v<Epi, NoEpilogue>) {
+        for (int64_t j = 0; j < n; ++j) {
+          i[L] = s + j;
+          tmp[j] = C(epi(std::as_const(i), q[j]));
+        }
+        q = tmp;
+      }
+      i[L] = s;
+      out.run_store(std::as_const(i), n, q);
+    }
+  } else if constexpr (A::has_ptr) {
     for (int64_t s = start; s < end;) {
       int64_t e = std::min(end, (s / A::contig + 1) * A::contig);
       i[L] = s;

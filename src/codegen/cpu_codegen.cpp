@@ -31,6 +31,13 @@ struct Acc {
   int rank = 0;
 };
 
+// An operand of a computed value or an epilogue: its accessor and the index it is read at,
+// one expression of the result's index `i` per dimension.
+struct Operand {
+  Acc acc;
+  std::vector<std::string> index;
+};
+
 std::string idx_list(const std::vector<std::string>& xs) {
   std::string s;
   for (size_t i = 0; i < xs.size(); ++i)
@@ -62,6 +69,31 @@ std::vector<std::string> unflatten(const std::string& flat, const Shape& dims) {
     stride *= dims[d];
   }
   return xs;
+}
+
+// Reading operand `name` over a run of the last dimension (`i` is the run's first index,
+// `n` its length, `j` the position in it): once when its index does not involve the last
+// dimension, as one run when the last dimension indexes its last, element by element
+// otherwise. Appends the statements to `pre`; returns the expression for element j.
+std::string run_operand(const std::string& name, const Operand& op, int rank, std::string& pre) {
+  const std::string last = "i[" + std::to_string(rank - 1) + "]";
+  int uses = 0;
+  for (const std::string& x : op.index)
+    uses += x.find(last) != std::string::npos;
+  const std::string at = index_of(op.acc.rank, op.index);
+  if (uses == 0) {
+    pre += "      const auto c_" + name + " = " + name + ".load(" + at + ");\n";
+    return "c_" + name;
+  }
+  pre += "      compute_t<decltype(" + name + ")> b_" + name + "[kRunChunk];\n";
+  if (uses == 1 && op.index.back() == last) {
+    pre += "      vtc::kernels::load_run(" + name + ", " + at + ", n, b_" + name + ");\n";
+  } else {
+    pre += "      for (int64_t j = 0; j < n; ++j)\n        b_" + name + "[j] = [&](Index<" +
+           std::to_string(rank) + "> i) { i[" + std::to_string(rank - 1) + "] += j; return " +
+           name + ".load(" + at + "); }(i);\n";
+  }
+  return "b_" + name + "[j]";
 }
 
 // A double as a C++ literal that reads back exactly.
@@ -104,10 +136,21 @@ public:
   Acc view(const Acc& inner, int rank, const std::vector<std::string>& index, bool keeps_last);
   // Stores through the epilogue chain `chain` (each node consumes the previous value), after
   // `post` (an expression of V, the accumulated value, and `extra` operands) rounded to `first`.
-  Acc storing(const Value* first, const std::string& post, const std::vector<Acc>& extra,
+  // `post` names its operands @0, @1, ... (the entries of `extra`).
+  Acc storing(const Value* first, const std::string& post, const std::vector<Operand>& extra,
               const std::vector<const Node*>& chain);
 
   void def(const std::string& s) { defs_ += s; }
+
+  // The ConstantRef argument for a kernel operand: the program's packs and the buffer, when
+  // the value is a constant in a buffer of its own; a default ConstantRef otherwise.
+  std::string constant_ref(const Value* v) const {
+    auto it = storage_.buffer_of.find(v);
+    if (!v->constant || storage_.virtual_values.count(v) || it == storage_.buffer_of.end())
+      return "ConstantRef{}";
+    return "ConstantRef{static_cast<ConstantPacks*>(packs), buf[" + std::to_string(it->second) +
+           "]}";
+  }
 
 private:
   const StorageMap& storage_;
@@ -249,20 +292,26 @@ Acc Gen::computed(const Value* v) {
   const Node* p = v->producer;
   VTC_CHECK(p) << "computed value '" << v->name << "' has no producer";
   int r = v->type.rank();
-  std::vector<Acc> ops;
-  std::vector<std::string> args;
+  std::vector<Operand> ops;
+  std::vector<std::string> args, run_args;
+  std::string run_pre, run_loop; // a run's staging, and the operands of its element j
   for (size_t k = 0; k < p->inputs.size(); ++k) {
     const Value* in = p->inputs[k];
     if (!in) continue;
-    Acc a = value(in);
-    std::vector<std::string> xs = p->op == "BatchNormalization" && k > 0
-                                      ? std::vector<std::string>{"i[1]"}
-                                      : broadcast_index(in->type.shape, r, "i");
-    args.push_back("a" + std::to_string(ops.size()) + ".load(" + index_of(a.rank, xs) + ")");
-    ops.push_back(a);
+    Operand op{value(in), p->op == "BatchNormalization" && k > 0
+                              ? std::vector<std::string>{"i[1]"}
+                              : broadcast_index(in->type.shape, r, "i")};
+    std::string name = "a" + std::to_string(ops.size());
+    args.push_back(name + ".load(" + index_of(op.acc.rank, op.index) + ")");
+    if (r > 0) {
+      run_loop += "        const auto o_" + name + " = " + run_operand(name, op, r, run_pre) + ";\n";
+      run_args.push_back("o_" + name);
+    }
+    ops.push_back(op);
   }
   auto e = elementwise_expr(*p, args);
   VTC_CHECK(e) << p->describe() << ": no cpu expression";
+  auto e_run = r > 0 ? elementwise_expr(*p, run_args) : std::nullopt;
   std::string name = fresh("P");
   const char* t = cpp_storage_type(v->type.dtype);
   std::ostringstream os;
@@ -273,11 +322,17 @@ Acc Gen::computed(const Value* v) {
      << "  static constexpr bool has_ptr = false;\n";
   std::string inits;
   for (size_t k = 0; k < ops.size(); ++k) {
-    os << "  " << ops[k].type << " a" << k << ";\n";
-    inits += (k ? ", " : "") + ops[k].init;
+    os << "  " << ops[k].acc.type << " a" << k << ";\n";
+    inits += (k ? ", " : "") + ops[k].acc.init;
   }
   os << "  auto load(const Index<" << r << ">& i) const { return vtc_round<" << t << ">(" << *e
-     << "); }\n};\n";
+     << "); }\n";
+  if (e_run)
+    os << "  template <typename D> void run_load(const Index<" << r
+       << ">& i, int64_t n, D* dst) const {\n"
+       << run_pre << "      for (int64_t j = 0; j < n; ++j) {\n"
+       << run_loop << "        dst[j] = D(vtc_round<" << t << ">(" << *e_run << "));\n      }\n  }\n";
+  os << "};\n";
   def(os.str());
   return {name, name + "{" + inits + "}", r};
 }
@@ -299,45 +354,78 @@ Acc Gen::view(const Acc& inner, int rank, const std::vector<std::string>& index,
      << "  auto load(const Index<" << rank << ">& i) const { return in.load(map(i)); }\n"
      << "  template <typename V> void store(const Index<" << rank
      << ">& i, V v) const { in.store(map(i), v); }\n"
-     << "  auto ptr(const Index<" << rank << ">& i) const { return in.ptr(map(i)); }\n"
-     << "};\n";
+     << "  auto ptr(const Index<" << rank << ">& i) const { return in.ptr(map(i)); }\n";
+  if (keeps_last) // a run here is a run of the inner accessor: pass whole runs through
+    os << "  template <typename D> void run_load(const Index<" << rank
+       << ">& i, int64_t n, D* dst) const requires RunLoader<I, D> {\n"
+       << "    vtc::kernels::load_run(in, map(i), n, dst);\n  }\n"
+       << "  template <typename D> void run_store(const Index<" << rank
+       << ">& i, int64_t n, const D* src) const requires RunStorer<I, D> {\n"
+       << "    vtc::kernels::store_run(in, map(i), n, src);\n  }\n";
+  os << "};\n";
   def(os.str());
   std::string type = name + "<" + inner.type + ">";
   return {type, type + "{" + inner.init + "}", rank};
 }
 
-Acc Gen::storing(const Value* first, const std::string& post, const std::vector<Acc>& extra,
+Acc Gen::storing(const Value* first, const std::string& post, const std::vector<Operand>& extra,
                  const std::vector<const Node*>& chain) {
   const Value* last = chain.empty() ? first : chain.back()->outputs[0];
   Acc out = stored(last);
   int r = first->type.rank();
-  std::vector<Acc> ops = extra;
+  std::vector<Operand> ops;
+  std::string run_pre, run_loop; // a run's staging, and the operands of its element j
+  // Each operand read at element i (`load`) and over a run (`run`, element j of the run).
+  std::vector<std::string> load_args, run_args;
+  auto add = [&](const Operand& op) {
+    std::string name = "e" + std::to_string(ops.size());
+    load_args.push_back(name + ".load(" + index_of(op.acc.rank, op.index) + ")");
+    if (r > 0)
+      run_loop += "        const auto o_" + name + " = " + run_operand(name, op, r, run_pre) + ";\n";
+    run_args.push_back("o_" + name);
+    ops.push_back(op);
+    return ops.size() - 1;
+  };
+  auto fill = [](std::string e, const std::vector<std::string>& args) {
+    for (size_t k = args.size(); k-- > 0;) { // @10 before @1
+      const std::string key = "@" + std::to_string(k);
+      for (size_t at; (at = e.find(key)) != std::string::npos;)
+        e.replace(at, key.size(), args[k]);
+    }
+    return e;
+  };
+  for (const Operand& op : extra)
+    add(op);
   std::map<const Value*, std::string> local{{first, "x0"}};
-  std::ostringstream body;
-  body << "    const auto x0 = vtc_round<" << cpp_storage_type(first->type.dtype) << ">(" << post
-       << ");\n";
+  std::ostringstream body, run_body;
+  body << "    const auto x0 = vtc_round<" << cpp_storage_type(first->type.dtype) << ">("
+       << fill(post, load_args) << ");\n";
+  run_body << "        const auto x0 = vtc_round<" << cpp_storage_type(first->type.dtype) << ">("
+           << fill(post, run_args) << ");\n";
   for (const Node* n : chain) {
-    std::vector<std::string> args;
+    std::vector<std::string> args, rargs;
     for (size_t k = 0; k < n->inputs.size(); ++k) {
       const Value* in = n->inputs[k];
       if (!in) continue;
       if (local.count(in)) {
         args.push_back(local[in]);
+        rargs.push_back(local[in]);
         continue;
       }
-      Acc a = value(in);
-      std::vector<std::string> xs = n->op == "BatchNormalization" && k > 0
-                                        ? std::vector<std::string>{"i[1]"}
-                                        : broadcast_index(in->type.shape, r, "i");
-      args.push_back("e" + std::to_string(ops.size()) + ".load(" + index_of(a.rank, xs) + ")");
-      ops.push_back(a);
+      size_t at = add({value(in), n->op == "BatchNormalization" && k > 0
+                                      ? std::vector<std::string>{"i[1]"}
+                                      : broadcast_index(in->type.shape, r, "i")});
+      args.push_back(load_args[at]);
+      rargs.push_back(run_args[at]);
     }
     auto e = elementwise_expr(*n, args);
-    VTC_CHECK(e) << n->describe() << ": no cpu expression";
+    auto e_run = elementwise_expr(*n, rargs);
+    VTC_CHECK(e && e_run) << n->describe() << ": no cpu expression";
     std::string var = "x" + std::to_string(local.size());
     local[n->outputs[0]] = var;
-    body << "    const auto " << var << " = vtc_round<"
-         << cpp_storage_type(n->outputs[0]->type.dtype) << ">(" << *e << ");\n";
+    const char* t = cpp_storage_type(n->outputs[0]->type.dtype);
+    body << "    const auto " << var << " = vtc_round<" << t << ">(" << *e << ");\n";
+    run_body << "        const auto " << var << " = vtc_round<" << t << ">(" << *e_run << ");\n";
   }
   std::string name = fresh("E");
   std::ostringstream os;
@@ -349,11 +437,20 @@ Acc Gen::storing(const Value* first, const std::string& post, const std::vector<
      << "  " << out.type << " out;\n";
   std::string inits = out.init;
   for (size_t k = 0; k < ops.size(); ++k) {
-    os << "  " << ops[k].type << " e" << k << ";\n";
-    inits += ", " + ops[k].init;
+    os << "  " << ops[k].acc.type << " e" << k << ";\n";
+    inits += ", " + ops[k].acc.init;
   }
   os << "  template <typename V> void store(const Index<" << r << ">& i, V v) const {\n"
-     << body.str() << "    out.store(i, " << local[last] << ");\n  }\n};\n";
+     << body.str() << "    out.store(i, " << local[last] << ");\n  }\n";
+  // The same chain over a run: operands staged, one loop over the run, one run stored.
+  if (r > 0)
+    os << "  template <typename V> void run_store(const Index<" << r
+       << ">& i, int64_t n, const V* src) const {\n"
+       << run_pre << "      compute_t<decltype(out)> res[kRunChunk];\n"
+       << "      for (int64_t j = 0; j < n; ++j) {\n        const V v = src[j];\n" << run_loop
+       << run_body.str() << "        res[j] = " << local[last] << ";\n      }\n"
+       << "      vtc::kernels::store_run(out, i, n, res);\n  }\n";
+  os << "};\n";
   def(os.str());
   return {name, name + "{" + inits + "}", r};
 }
@@ -398,7 +495,7 @@ public:
 
   // The anchor's output accessor: its epilogue (the kernel's nodes after the anchor that
   // depend on its value, in order) stored, or the value itself.
-  Acc output(const std::string& post = "v", const std::vector<Acc>& extra = {}) {
+  Acc output(const std::string& post = "v", const std::vector<Operand>& extra = {}) {
     const Value* first = k_.anchor->outputs[0];
     std::set<const Value*> derived{first};
     std::vector<const Node*> chain;
@@ -481,13 +578,11 @@ private:
     int64_t M = ta ? sa[1] : sa[0], K = ta ? sa[0] : sa[1], N = tb ? sb[0] : sb[1];
     double alpha = n.attr_float("alpha", 1.0f), beta = n.attr_float("beta", 1.0f);
     std::string post = alpha == 1.0 ? "v" : "(v * " + std::to_string(alpha) + ")";
-    std::vector<Acc> extra;
+    std::vector<Operand> extra;
     if (n.input(2) && beta != 0) {
-      Acc c = g_.value(n.inputs[2]);
-      std::string load =
-          "e0.load(" + index_of(c.rank, broadcast_index(n.inputs[2]->type.shape, 2, "i")) + ")";
-      post = "(" + post + " + " + (beta == 1.0 ? load : std::to_string(beta) + " * " + load) + ")";
-      extra.push_back(c);
+      extra.push_back(
+          {g_.value(n.inputs[2]), broadcast_index(n.inputs[2]->type.shape, 2, "i")});
+      post = "(" + post + " + " + (beta == 1.0 ? "@0" : std::to_string(beta) + " * @0") + ")";
     }
     Acc A = g_.view(g_.value(n.inputs[0]), 3,
                     ta ? std::vector<std::string>{"i[2]", "i[1]"}
@@ -515,14 +610,15 @@ private:
           << n.attr_int("group", 1) << ", " << st[0] << ", " << st[1] << ", " << dil[0] << ", "
           << dil[1] << ", " << pads[0] << ", " << pads[1] << "}";
     std::string post = "v";
-    std::vector<Acc> extra;
+    std::vector<Operand> extra;
     if (n.input(2)) {
-      extra.push_back(g_.value(n.inputs[2]));
-      post = "(v + e0.load(Index<1>{i[1]}))";
+      extra.push_back({g_.value(n.inputs[2]), {"i[1]"}});
+      post = "(v + @0)";
     }
     Acc out = output(post, extra);
     return "  conv2d(" + out.init + ", " + g_.value(n.inputs[0]).init + ", " +
-           g_.value(n.inputs[1]).init + ", " + shape.str() + ");\n";
+           g_.value(n.inputs[1]).init + ", " + shape.str() + ", NoEpilogue{}, " +
+           g_.constant_ref(n.inputs[1]) + ");\n";
   }
 
   std::optional<std::string> pool(const Node& n) {

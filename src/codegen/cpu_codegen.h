@@ -22,8 +22,9 @@ struct StorageMap {
   std::map<const Value*, Mapping> virtual_values;
 };
 
-// The body of `extern "C" void <entry>(void* const* buf)` for a kernel, or nullopt when a
-// node of the kernel has no cpu code (the step then runs on the reference interpreter).
+// The body of `extern "C" void <entry>(void* const* buf, void* packs)` for a kernel, or
+// nullopt when a node of the kernel has no cpu code (the step then runs on the reference
+// interpreter).
 // `defs` receives the struct definitions the body uses.
 std::optional<std::string> generate_kernel(const Kernel& k, const StorageMap& storage,
                                            std::string& defs, int& counter);

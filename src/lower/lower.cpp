@@ -152,7 +152,7 @@ private:
       s.reads = {from};
       s.writes = {to};
       s.bytes = 2 * int64_t(v->type.nbytes());
-      bodies += "extern \"C\" void " + s.entry + "(void* const* buf) {\n  std::memcpy(buf[" +
+      bodies += "extern \"C\" void " + s.entry + "(void* const* buf, void* packs) {\n  std::memcpy(buf[" +
                 std::to_string(to) + "], buf[" + std::to_string(from) + "], " +
                 std::to_string(v->type.nbytes()) + ");\n}\n\n";
       p_.steps.push_back(std::move(s));
@@ -183,7 +183,7 @@ private:
     body = generate_kernel(k, storage_, defs, counter);
     if (body) {
       s.entry = "vtc_step_" + std::to_string(p_.steps.size());
-      bodies += "extern \"C\" void " + s.entry + "(void* const* buf) {\n" + *body + "}\n\n";
+      bodies += "extern \"C\" void " + s.entry + "(void* const* buf, void* packs) {\n" + *body + "}\n\n";
     } else {
       VTC_CHECK(operands_physical)
           << s.name << ": runs on the reference interpreter, so its operands must be physical";
@@ -204,7 +204,7 @@ private:
     try {
       std::string body = generate_copy(n, storage_, defs, counter);
       s.entry = "vtc_step_" + std::to_string(p_.steps.size());
-      bodies += "extern \"C\" void " + s.entry + "(void* const* buf) {\n" + body + "}\n\n";
+      bodies += "extern \"C\" void " + s.entry + "(void* const* buf, void* packs) {\n" + body + "}\n\n";
     } catch (const Error& e) {
       // No mapping for this node (a run-time pad value, a reducing scatter): the reference
       // interpreter runs it, on physical operands.

@@ -4,8 +4,9 @@
 // the generated C++ translation unit that defines the step functions.
 //
 // Every generated step function has the signature
-//   extern "C" void <entry>(void* const* buffers);
-// where buffers[i] is the address of buffer i (nullptr never occurs at run time).
+//   extern "C" void <entry>(void* const* buffers, void* packs);
+// where packs is the executor's kernels::ConstantPacks (constant operands packed once), and
+// buffers[i] is the address of buffer i (nullptr never occurs at run time).
 #pragma once
 
 #include <map>

@@ -279,7 +279,7 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
   for (size_t s = 0; s < program_.steps.size(); ++s) {
     auto start = clock::now();
     if (functions_[s])
-      functions_[s](pointers_.data());
+      functions_[s](pointers_.data(), &packs_);
     else
       run_fallback(*fallbacks_[s]);
     step_times_[s] = std::chrono::duration<double>(clock::now() - start).count();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "jit/host_compiler.h"
+#include "kernels/cpu/constant_packs.h"
 #include "lower/program.h"
 #include "runtime/memory_plan.h"
 
@@ -57,7 +58,9 @@ private:
   MemoryPlan plan_;
   std::optional<jit::CompiledObject> compiled_;
   std::optional<jit::SharedLibrary> library_;
-  using StepFn = void(void* const*);
+  // A generated step: the buffer table, and the program's packs of constant operands
+  // (kernels::ConstantPacks).
+  using StepFn = void(void* const*, void*);
   std::vector<StepFn*> functions_;                   // per step; nullptr for fallback steps
   std::vector<std::unique_ptr<Fallback>> fallbacks_; // per step; null for generated steps
   std::byte* arena_ = nullptr;
@@ -65,6 +68,7 @@ private:
   std::vector<int> output_alias_;
   std::vector<bool> input_written_;
   std::vector<double> step_times_;
+  kernels::ConstantPacks packs_;
 };
 
 } // namespace vtc

@@ -83,13 +83,13 @@ struct AddReluMul {
     p.steps.push_back({"k1 relu neg", "", {relu, neg}, false, {4}, {5}, 256, 64});
     p.steps.push_back({"k2 mul", "step_mul", {}, false, {5, 3}, {2}, 384, 32});
     p.source = R"(
-extern "C" void step_add(void* const* buf) {
+extern "C" void step_add(void* const* buf, void*) {
   const float* a = static_cast<const float*>(buf[0]);
   const float* b = static_cast<const float*>(buf[1]);
   float* t = static_cast<float*>(buf[4]);
   for (int i = 0; i < 32; ++i) t[i] = a[i] + b[i];
 }
-extern "C" void step_mul(void* const* buf) {
+extern "C" void step_mul(void* const* buf, void*) {
   const float* u = static_cast<const float*>(buf[5]);
   const float* w = static_cast<const float*>(buf[3]);
   float* y = static_cast<float*>(buf[2]);
@@ -127,12 +127,12 @@ struct InPlaceAccumulate {
     p.steps.push_back({"k0 accumulate", "step_acc", {}, false, {0, 1}, {2}, 192, 16});
     p.steps.push_back({"k1 total", "step_sum", {}, false, {2}, {3}, 68, 16});
     p.source = R"(
-extern "C" void step_acc(void* const* buf) {
+extern "C" void step_acc(void* const* buf, void*) {
   const float* x = static_cast<const float*>(buf[1]);
   float* s = static_cast<float*>(buf[2]); // the state's own buffer
   for (int i = 0; i < 16; ++i) s[i] += x[i];
 }
-extern "C" void step_sum(void* const* buf) {
+extern "C" void step_sum(void* const* buf, void*) {
   const float* s = static_cast<const float*>(buf[2]);
   float total = 0;
   for (int i = 0; i < 16; ++i) total += s[i];

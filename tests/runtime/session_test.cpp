@@ -102,10 +102,10 @@ struct WriteBeforeRead {
     program.steps.push_back({"neg", "step_neg", {}, false, {0}, {1}, 64, 8});
     program.steps.push_back({"double", "step_double", {}, false, {0}, {2}, 64, 8});
     program.source = R"(
-extern "C" void step_neg(void* const* buf) {
+extern "C" void step_neg(void* const* buf, void*) {
   for (int i = 0; i < 8; ++i) static_cast<float*>(buf[1])[i] = -static_cast<float*>(buf[0])[i];
 }
-extern "C" void step_double(void* const* buf) {
+extern "C" void step_double(void* const* buf, void*) {
   const float* a = static_cast<const float*>(buf[0]);
   for (int i = 0; i < 8; ++i) static_cast<float*>(buf[2])[i] = a[i] + a[i];
 }

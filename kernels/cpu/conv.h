@@ -117,6 +117,18 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
       p += len;
     }
   }
+  // Asks the cache for the input B row k of columns [n0, n0 + nc) ahead of its packing.
+  void prefetch_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc) const {
+    const int64_t nb = b / s.groups, ci = b % s.groups * cin_g + k / khw, rs = k % khw;
+    const int64_t r = rs / s.kw, off = rs % s.kw * s.dil_w - s.pad_left;
+    const int64_t y0 = n0 / s.w_out, y1 = (n0 + nc - 1) / s.w_out;
+    for (int64_t y = y0; y <= y1; ++y) {
+      const int64_t hy = y * s.stride_h - s.pad_top + r * s.dil_h;
+      if (hy < 0 || hy >= s.h) continue;
+      const int64_t x = std::max<int64_t>(0, off);
+      prefetch_run(in, Index<4>{nb, ci, hy, x}, std::min(s.w - x, s.w_out * s.stride_w));
+    }
+  }
   void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const {
     const int64_t nb = b / s.groups, co = b % s.groups * cout_g + m;
     int64_t y = n0 / s.w_out, x0 = n0 % s.w_out;
@@ -127,6 +139,56 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
     }
   }
 };
+
+// The convolution as C^T = B^T . A^T, for output planes of a few positions: the constant
+// weights become the B operand, packed once in panels NR output channels wide, and the
+// micro-kernel's vectors run along the output channels rather than the few positions. Each
+// output is still acc = fma(W, In, acc) over k in order (a product does not depend on the
+// order of its factors), so both forms give the same bits.
+template <typename C, typename P> struct TransposedConv {
+  const P& p;
+  const C* cols; // the im2col input: batch b, (k, n) at (b * K + k) * N + n
+  C* outs;       // the result: batch b, (m, n) at (b * M + m) * N + n
+  int64_t M, N, K;
+  void load_a_row(int64_t b, int64_t n, int64_t k0, int64_t kc, C* dst) const {
+    const C* c = cols + (b * K + k0) * N + n;
+    for (int64_t k = 0; k < kc; ++k)
+      dst[k] = c[k * N];
+  }
+  void load_b_row(int64_t b, int64_t k, int64_t m0, int64_t mc, C* dst) const {
+    for (int64_t m = 0; m < mc; ++m) // weights, element by element: packed once
+      p.load_a_row(b, m0 + m, k, 1, dst + m);
+  }
+  void store_c_row(int64_t b, int64_t n, int64_t m0, int64_t mc, const C* src) const {
+    C* o = outs + (b * M + m0) * N + n;
+    for (int64_t m = 0; m < mc; ++m)
+      o[m * N] = src[m];
+  }
+};
+
+// The transposed form with register tiles of TR positions x NV vectors of channels.
+template <typename C, int TR, int NV, typename P>
+void conv_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, int64_t K,
+                     ConstantRef wref) {
+  constexpr int NR = NV * Vec<C>::width;
+  const int64_t batch = s.n * s.groups;
+  C* cols = scratch<C, 4>(batch * K * N);
+  C* outs = scratch<C, 5>(batch * M * N);
+  const TransposedConv<C, P> t{p, cols, outs, M, N, K};
+  const int64_t tag = (((s.groups * 4099 + M) * 4099 + K) * 64 + NR) * 2 + 1;
+  auto packed = wref.packs->get<C>(wref.key, tag, packed_b_size<NR>(s.groups, K, M),
+                                   [&](C* dst) { pack_b_whole<C, NR>(t, s.groups, K, M, dst); });
+  parallel_chunks(batch * K, 64, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      p.load_b_row(r / K, r % K, 0, N, cols + r * N);
+  });
+  gemm_packed_tiles<C, TR, NV>(t, batch, N, M, K,
+                               PrepackedOperands<C>{nullptr, 1, packed.get(), s.groups});
+  parallel_chunks(batch * M, 16, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      p.store_c_row(r / M, r % M, 0, N, outs + r * N);
+  });
+}
 
 } // namespace detail
 
@@ -142,10 +204,17 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
   detail::ConvProblem<C, OutA, InA, WA, Epi> p{out, in, w, epi, s, cin_g, cout_g, khw};
   const int64_t M = cout_g, K = cin_g * khw;
   if (!wref.packs) return gemm_packed<C>(p, s.n * s.groups, M, s.h_out * s.w_out, K);
+  // A few output positions and many channels: vectors along the channels instead.
+  const int64_t N = s.h_out * s.w_out;
+  if (Vec<C>::width > 1 && N <= 12 && M >= 2 * Vec<C>::width) {
+    if (N <= 4) return detail::conv_transposed<C, 4, 4>(p, s, M, N, K, wref);
+    if (N <= 8) return detail::conv_transposed<C, 8, 3>(p, s, M, N, K, wref);
+    return detail::conv_transposed<C, 12, 2>(p, s, M, N, K, wref);
+  }
   // Every batch n uses the same weights: pack the groups once (batch index = group).
   const int64_t tag = ((s.groups * 4099 + M) * 4099 + K) * 64 + GemmTile<C>::MR;
-  auto packed = wref.packs->get<C>(wref.key, tag, packed_a_size<C>(s.groups, M, K), [&](C* dst) {
-    pack_a_whole<C>(p, s.groups, M, K, dst);
+  auto packed = wref.packs->get<C>(wref.key, tag, packed_a_size<GemmTile<C>::MR>(s.groups, M, K), [&](C* dst) {
+    pack_a_whole<C, GemmTile<C>::MR>(p, s.groups, M, K, dst);
   });
   // Batch b of the problem is image b / groups, group b % groups: the packs are per group.
   gemm_packed<C>(p, s.n * s.groups, M, s.h_out * s.w_out, K, packed.get(), s.groups);

@@ -15,6 +15,8 @@
 //   void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const;  // A[b,m,k0..]
 //   void load_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const;  // B[b,k,n0..]
 //   void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const;
+// and optionally, to have the cache fetch B ahead of its packing:
+//   void prefetch_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc) const;
 #pragma once
 
 #include <algorithm>
@@ -88,11 +90,10 @@ struct GemmBlocks {
 // Cache blocks for a problem: KC values of k (B panel in L1), MC x KC of A and KC x NC of B
 // in L2, shrunk until there are a few blocks per thread. Every row block of C packs its own
 // B panels, so M is cut into as few row blocks as fit (evenly). Only speed depends on them.
-template <typename C, int NR>
+template <typename C, int MR, int NR>
 inline GemmBlocks gemm_blocks(int64_t batch, int64_t M, int64_t N, int64_t K, int threads) {
-  using Tile = GemmTile<C>;
   constexpr int64_t kKc = sizeof(C) == 4 ? 256 : 192;
-  constexpr int64_t kMaxMc = int64_t(Tile::MR) * (216 / Tile::MR);
+  constexpr int64_t kMaxMc = int64_t(MR) * (216 / MR);
   int64_t kc = K <= kKc + kKc / 4 ? std::max<int64_t>(K, 1) : 0;
   if (kc == 0) {
     int64_t nk = (K + kKc - 1) / kKc;
@@ -100,14 +101,14 @@ inline GemmBlocks gemm_blocks(int64_t batch, int64_t M, int64_t N, int64_t K, in
   }
   auto round_up = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
   const int64_t nm = (M + kMaxMc - 1) / kMaxMc;
-  int64_t mc = round_up((M + nm - 1) / nm, Tile::MR);
+  int64_t mc = round_up((M + nm - 1) / nm, MR);
   int64_t nc = std::min(round_up(N, NR), int64_t(256));
   auto tasks = [&] { return batch * ((M + mc - 1) / mc) * ((N + nc - 1) / nc); };
   while (tasks() < 2 * threads) {
     if (nc >= mc && nc > 2 * NR)
       nc = round_up(nc / 2, NR);
-    else if (mc > 2 * Tile::MR)
-      mc = round_up(mc / 2, Tile::MR);
+    else if (mc > 2 * MR)
+      mc = round_up(mc / 2, MR);
     else if (nc > 2 * NR)
       nc = round_up(nc / 2, NR);
     else
@@ -122,17 +123,14 @@ inline uint64_t next_gemm_call() {
   return calls.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-// The size and layout of A packed whole: for batch b, panel i (rows i*MR .. i*MR+MR-1, zero
+// A packed whole, in panels of MR rows: for batch b, panel i (rows i*MR .. i*MR+MR-1, zero
 // past M) holds element (k, r) at ((b * panels + i) * K + k) * MR + r.
-template <typename C> inline int64_t packed_a_size(int64_t batch, int64_t M, int64_t K) {
-  constexpr int MR = GemmTile<C>::MR;
+template <int MR> inline int64_t packed_a_size(int64_t batch, int64_t M, int64_t K) {
   return batch * ((M + MR - 1) / MR) * K * MR;
 }
 
-// Packs all of A (every batch, row and k) into `dst` in the layout above.
-template <typename C, typename Problem>
+template <typename C, int MR, typename Problem>
 void pack_a_whole(const Problem& p, int64_t batch, int64_t M, int64_t K, C* dst) {
-  constexpr int MR = GemmTile<C>::MR;
   const int64_t panels = (M + MR - 1) / MR;
   parallel_for(batch * panels, [&](int64_t t) {
     C* d = dst + t * K * MR;
@@ -152,22 +150,48 @@ void pack_a_whole(const Problem& p, int64_t batch, int64_t M, int64_t K, C* dst)
   });
 }
 
-// The engine with register tiles of MR x NV vectors; `packed_a`, when given, is A packed by
-// pack_a_whole for `a_batches` batches, batch b using the panels of batch b % a_batches.
-template <typename C, int NV, typename Problem>
+// B packed whole, in panels of NR columns: for batch b, panel j (columns j*NR .. j*NR+NR-1,
+// zero past N) holds element (k, c) at ((b * panels + j) * K + k) * NR + c.
+template <int NR> inline int64_t packed_b_size(int64_t batch, int64_t K, int64_t N) {
+  return batch * ((N + NR - 1) / NR) * K * NR;
+}
+
+template <typename C, int NR, typename Problem>
+void pack_b_whole(const Problem& p, int64_t batch, int64_t K, int64_t N, C* dst) {
+  const int64_t panels = (N + NR - 1) / NR;
+  parallel_for(batch * panels, [&](int64_t t) {
+    C* d = dst + t * K * NR;
+    const int64_t b = t / panels, n0 = t % panels * NR, nc = std::min<int64_t>(NR, N - n0);
+    for (int64_t k = 0; k < K; ++k) {
+      p.load_b_row(b, k, n0, nc, d + k * NR);
+      std::fill(d + k * NR + nc, d + (k + 1) * NR, C(0));
+    }
+  });
+}
+
+// Operands packed ahead of the call (constant weights): the layouts above, batch b using the
+// panels of batch b % a_batches (b_batches). Null: packed by the engine.
+template <typename C> struct PrepackedOperands {
+  const C* a = nullptr;
+  int64_t a_batches = 1;
+  const C* b = nullptr;
+  int64_t b_batches = 1;
+};
+
+// The engine with register tiles of MR rows x NV vectors.
+template <typename C, int MR, int NV, typename Problem>
 void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K,
-                       const C* packed_a, int64_t a_batches) {
-  using Tile = GemmTile<C>;
-  constexpr int MR = Tile::MR, NR = NV * Vec<C>::width;
-  const GemmBlocks bl = gemm_blocks<C, NR>(batch, M, N, K, max_threads());
+                       const PrepackedOperands<C>& pre) {
+  constexpr int NR = NV * Vec<C>::width;
+  const GemmBlocks bl = gemm_blocks<C, MR, NR>(batch, M, N, K, max_threads());
   const int64_t tm = (M + bl.mc - 1) / bl.mc, tn = (N + bl.nc - 1) / bl.nc;
-  const int64_t panels = (M + MR - 1) / MR;
+  const int64_t a_panels = (M + MR - 1) / MR, b_panels = (N + NR - 1) / NR;
   // Without packed A, a thread that runs several column blocks of one row block packs its A
   // panels once, for every k, when they fit in 4 MB (conv weights are packed from short
   // runs: costly).
   const uint64_t call = next_gemm_call();
   const bool keep_a =
-      !packed_a && (bl.mc + MR - 1) / MR * MR * K * int64_t(sizeof(C)) <= (int64_t(4) << 20);
+      !pre.a && (bl.mc + MR - 1) / MR * MR * K * int64_t(sizeof(C)) <= (int64_t(4) << 20);
   parallel_for(
       batch * tm * tn,
       [&](int64_t t) {
@@ -183,23 +207,33 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
             keep_a && packed_here.call == call && packed_here.b == b && packed_here.m0 == m0;
         // The A panels of this block: panel i of k block k0 starts at a_base + i * a_panel +
         // k0 * a_k (whole-K panels when A is packed whole or kept, one k block otherwise).
-        const bool whole_k = packed_a || keep_a;
-        C* a_buf = packed_a ? nullptr : scratch<C, 0>(pm * MR * (keep_a ? K : bl.kc));
-        const C* a_base = packed_a ? packed_a + (b % a_batches * panels + m0 / MR) * K * MR : a_buf;
+        const bool whole_k = pre.a || keep_a;
+        C* a_buf = pre.a ? nullptr : scratch<C, 0>(pm * MR * (keep_a ? K : bl.kc));
+        const C* a_base = pre.a ? pre.a + (b % pre.a_batches * a_panels + m0 / MR) * K * MR : a_buf;
         const int64_t a_panel = (whole_k ? K : bl.kc) * MR, a_k = whole_k ? MR : 0;
-        C* bp = scratch<C, 1>(pn * NR * bl.kc);
+        // The B panels likewise: panel j of k block k0 at b_base + j * b_panel + k0 * b_k.
+        C* b_buf = pre.b ? nullptr : scratch<C, 1>(pn * NR * bl.kc);
+        const C* b_base = pre.b ? pre.b + (b % pre.b_batches * b_panels + n0 / NR) * K * NR : b_buf;
+        const int64_t b_k = pre.b ? NR : 0;
         C* cb = scratch<C, 2>(pm * MR * ldc);
         C* row = scratch<C, 3>(std::max(bl.kc, pn * NR));
         if (K == 0) std::fill(cb, cb + pm * MR * ldc, C(0));
         for (int64_t k0 = 0; k0 < K; k0 += bl.kc) {
           const int64_t kc = std::min(bl.kc, K - k0);
+          const int64_t b_panel = pre.b ? K * NR : kc * NR;
           // Pack B: panel j is kc x NR, k-major; one row of the block is loaded at a time
           // (one call of the Problem per row: its index arithmetic is per run, not per panel).
-          std::fill(row + nc, row + pn * NR, C(0));
-          for (int64_t k = 0; k < kc; ++k) {
-            p.load_b_row(b, k0 + k, n0, nc, row);
-            for (int64_t j = 0; j < pn; ++j)
-              std::copy(row + j * NR, row + (j + 1) * NR, bp + (j * kc + k) * NR);
+          if (b_buf) {
+            std::fill(row + nc, row + pn * NR, C(0));
+            for (int64_t k = 0; k < kc; ++k) {
+              if constexpr (requires { p.prefetch_b_row(b, k, n0, nc); }) {
+                if (n0 + bl.nc < N) // the same row of the next column block
+                  p.prefetch_b_row(b, k0 + k, n0 + bl.nc, std::min(bl.nc, N - n0 - bl.nc));
+              }
+              p.load_b_row(b, k0 + k, n0, nc, row);
+              for (int64_t j = 0; j < pn; ++j)
+                std::copy(row + j * NR, row + (j + 1) * NR, b_buf + (j * kc + k) * NR);
+            }
           }
           for (int64_t i = 0; i < pm && a_buf && !have_a; ++i) { // pack A: panel i, k-major
             C* dst = a_buf + i * a_panel + k0 * a_k;
@@ -217,8 +251,9 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
           }
           for (int64_t j = 0; j < pn; ++j)
             for (int64_t i = 0; i < pm; ++i)
-              micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, bp + j * kc * NR,
-                                      cb + i * MR * ldc + j * NR, ldc, k0 > 0);
+              micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k,
+                                      b_base + j * b_panel + k0 * b_k, cb + i * MR * ldc + j * NR,
+                                      ldc, k0 > 0);
         }
         if (keep_a) packed_here = {call, b, m0};
         for (int64_t m = 0; m < mc; ++m)
@@ -228,16 +263,18 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
 }
 
 // C = A . B through the Problem: register tiles one vector wide when N fits in one vector
-// (small output planes), two otherwise. Neither choice changes any bits.
+// (small output planes), two otherwise. Neither choice changes any bits. `packed_a`, when
+// given, is A packed by pack_a_whole<C, GemmTile<C>::MR> for `a_batches` batches.
 template <typename C, typename Problem>
 void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K,
                  const C* packed_a = nullptr, int64_t a_batches = 0) {
   if (batch <= 0 || M <= 0 || N <= 0) return;
-  if (a_batches <= 0) a_batches = batch;
+  constexpr int MR = GemmTile<C>::MR;
+  const PrepackedOperands<C> pre{packed_a, a_batches > 0 ? a_batches : batch, nullptr, 1};
   if (N <= Vec<C>::width && Vec<C>::width > 1)
-    gemm_packed_tiles<C, 1>(p, batch, M, N, K, packed_a, a_batches);
+    gemm_packed_tiles<C, MR, 1>(p, batch, M, N, K, pre);
   else
-    gemm_packed_tiles<C, GemmTile<C>::NV>(p, batch, M, N, K, packed_a, a_batches);
+    gemm_packed_tiles<C, MR, GemmTile<C>::NV>(p, batch, M, N, K, pre);
 }
 
 } // namespace vtc::kernels

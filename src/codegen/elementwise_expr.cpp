@@ -29,9 +29,9 @@ template <typename V> inline V vtc_min(V a, V b) { return (a != a || a < b) ? a 
 template <typename V> inline V vtc_div(V a, V b) {
   if constexpr (std::is_integral_v<V>) return b == 0 ? V(0) : a / b; else return a / b;
 }
-inline float vtc_exp(float x) { return exp_fast(x); }
+[[gnu::always_inline]] inline float vtc_exp(float x) { return exp_fast(x); }
 inline double vtc_exp(double x) { return std::exp(x); }
-inline float vtc_sigmoid(float x) { return 1.0f / (1.0f + exp_fast(-x)); }
+[[gnu::always_inline]] inline float vtc_sigmoid(float x) { return 1.0f / (1.0f + exp_fast(-x)); }
 inline double vtc_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 } // namespace
 )";

@@ -78,6 +78,7 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   const Epi& epi;
   Conv2dShape s;
   int64_t cin_g, cout_g, khw;
+  uint64_t call = next_gemm_call(); // tells this call's staged rows from earlier calls'
 
   // Index arithmetic once per row, then increments: these run for every packed panel.
   void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const {
@@ -94,7 +95,55 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
       }
     }
   }
+  // B rows k = (ci, r, q) of a filter wider than 1x1 are cut from the input rows of channel
+  // ci that columns [n0, n0 + nc) read, staged once with their padding zeros (per thread,
+  // reused by the kh * kw rows of the channel): no bounds checks or accessor calls per row.
   void load_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const {
+    if (khw == 1 && s.stride_w == 1) return load_b_row_direct(b, k, n0, nc, dst);
+    struct Staged {
+      uint64_t call = 0;
+      int64_t b = -1, ci = -1, y0 = -1, y1 = -1;
+    };
+    thread_local Staged staged;
+    const int64_t ci = k / khw, r = k % khw / s.kw, q = k % s.kw;
+    const int64_t y0 = n0 / s.w_out, y1 = (n0 + nc - 1) / s.w_out;
+    // Staged row j is input row y0 * sh - pad_top + j, columns -pad_left .. -pad_left + wp.
+    const int64_t rows = (y1 - y0) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
+    const int64_t wp = (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
+    C* plane = scratch<C, 6>(rows * wp);
+    if (staged.call != call || staged.b != b || staged.ci != ci || staged.y0 != y0 ||
+        staged.y1 != y1) {
+      const int64_t nb = b / s.groups, c = b % s.groups * cin_g + ci;
+      const int64_t x_lo = std::clamp<int64_t>(s.pad_left, 0, wp);
+      const int64_t x_hi = std::clamp<int64_t>(s.pad_left + s.w, x_lo, wp);
+      for (int64_t j = 0; j < rows; ++j) {
+        C* row = plane + j * wp;
+        const int64_t hy = y0 * s.stride_h - s.pad_top + j;
+        if (hy < 0 || hy >= s.h || x_lo >= x_hi) {
+          std::fill(row, row + wp, C(0));
+          continue;
+        }
+        std::fill(row, row + x_lo, C(0));
+        load_run(in, Index<4>{nb, c, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
+        std::fill(row + x_hi, row + wp, C(0));
+      }
+      staged = {call, b, ci, y0, y1};
+    }
+    int64_t y = y0, x0 = n0 % s.w_out;
+    for (int64_t p = n0, end = n0 + nc; p < end; ++y, x0 = 0) {
+      const int64_t len = std::min(s.w_out - x0, end - p);
+      const C* src = plane + ((y - y0) * s.stride_h + r * s.dil_h) * wp + q * s.dil_w;
+      C* d = dst + (p - n0);
+      if (s.stride_w == 1) {
+        std::copy(src + x0, src + x0 + len, d);
+      } else {
+        for (int64_t x = 0; x < len; ++x)
+          d[x] = src[(x0 + x) * s.stride_w];
+      }
+      p += len;
+    }
+  }
+  void load_b_row_direct(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const {
     const int64_t nb = b / s.groups, ci = b % s.groups * cin_g + k / khw, rs = k % khw;
     const int64_t r = rs / s.kw, q = rs % s.kw, off = q * s.dil_w - s.pad_left;
     // Output columns x whose input column x*sw + off lies in [0, w).

@@ -124,6 +124,34 @@ void BM_MatMulVtc(benchmark::State& state) {
   matmul_counters(state);
 }
 
+// B read at batch 0 whatever the batch: a weight shared by every batch, as MatMul broadcasts
+// [batch, M, K] . [K, N].
+struct SharedBAccessor {
+  using value_type = float;
+  static constexpr int rank = 3;
+  static constexpr int64_t contig = 1 << 30;
+  static constexpr bool has_ptr = true;
+  k::DenseAccessor<float, 3> b;
+  float* ptr(const k::Index<3>& i) const { return b.ptr({0, i[1], i[2]}); }
+  auto load(const k::Index<3>& i) const { return b.load({0, i[1], i[2]}); }
+};
+
+// The template as generated code runs [batch, M, K] . [K, N] (decode at batch 16 is 16
+// products of one row over one weight); OpenBLAS runs it as one [batch * M, K] . [K, N].
+void BM_MatMulVtcSharedB(benchmark::State& state) {
+  const int64_t M = state.range(0), K = state.range(1), N = state.range(2), batch = state.range(3);
+  auto a = random_vector<float>(size_t(batch * M * K), 11);
+  auto b = random_vector<float>(size_t(K * N), 12);
+  std::vector<float> c(size_t(batch * M * N));
+  k::DenseAccessor<float, 3> aa(a.data(), {batch, M, K}), ca(c.data(), {batch, M, N});
+  SharedBAccessor ba{k::DenseAccessor<float, 3>(b.data(), {1, K, N})};
+  for (auto _ : state) {
+    k::gemm(ca, aa, ba, batch, M, N, K);
+    benchmark::DoNotOptimize(c.data());
+  }
+  matmul_counters(state);
+}
+
 // The library kernel as generated code calls it (cblas_sgemv for M = 1 or N = 1).
 void BM_MatMulOpenBlas(benchmark::State& state) {
   MatMulOperands o(state);
@@ -175,13 +203,29 @@ void small_shapes(benchmark::internal::Benchmark* b) {
 // Where the template's packed path overtakes OpenBLAS as M grows on a large weight, and
 // batches of small products (attention-like).
 void crossover_shapes(benchmark::internal::Benchmark* b) {
-  for (int64_t m : {5, 8, 12, 24, 32, 64})
+  for (int64_t m : {4, 5, 8, 12, 24, 32, 64})
     b->Args({m, 4096, 4096, 1});
+  for (auto [kk, n] : {std::pair<int64_t, int64_t>{4096, 14336}, {4096, 1024}, {14336, 4096}})
+    b->Args({4, kk, n, 1});
+  b->Args({4, 512, 512, 1});
+  b->Args({16, 64, 64, 1});
+  b->Args({4, 64, 64, 1});
   for (int64_t d : {1024, 2048})
     b->Args({16, d, d, 1});
   b->Args({1, 16, 32, 4});
   b->Args({64, 64, 64, 8});
   b->Args({196, 32, 196, 8});
+}
+// Decode at batch 4 and 16 as the template runs it: one row per batch over a shared weight.
+void shared_weight_shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t batch : {4, 16})
+    for (auto [kk, n] : {std::pair<int64_t, int64_t>{4096, 4096},
+                         {4096, 14336},
+                         {4096, 1024},
+                         {14336, 4096},
+                         {512, 512},
+                         {64, 64}})
+      b->Args({1, kk, n, batch});
 }
 // Single rows and single columns, for the GEMV forms.
 void gemv_shapes(benchmark::internal::Benchmark* b) {
@@ -211,6 +255,7 @@ VTC_MATMUL_BENCHMARK(BM_MatMulVtc, small_shapes);
 VTC_MATMUL_BENCHMARK(BM_MatMulOpenBlas, small_shapes);
 VTC_MATMUL_BENCHMARK(BM_MatMulVtc, crossover_shapes);
 VTC_MATMUL_BENCHMARK(BM_MatMulOpenBlas, crossover_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulVtcSharedB, shared_weight_shapes);
 VTC_MATMUL_BENCHMARK(BM_MatMulVtc, gemv_shapes);
 VTC_MATMUL_BENCHMARK(BM_MatMulOpenBlas, gemv_shapes);
 VTC_MATMUL_BENCHMARK(BM_MatMulOpenBlasSgemm, gemv_shapes);

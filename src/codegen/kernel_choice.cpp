@@ -35,7 +35,7 @@ void choose_kernel_impls(KernelGraph& kg, LibraryMode mode) {
     std::optional<LibraryGemm> g = library_gemm_form(k);
     // The epilogue still runs as generated code: the kernel must have some.
     if (!g || !can_generate_kernel(k)) continue;
-    if (mode == LibraryMode::always || prefer_library_gemm(g->batch, g->M, g->N, g->K))
+    if (mode == LibraryMode::always || prefer_library_gemm(g->shape()))
       k.impl = KernelImpl::openblas_sgemm;
   }
 }

@@ -57,6 +57,7 @@ LibraryGemm matmul_form(const Node& n) {
   if (!b_batched) {
     // One B for every batch: A's batches are consecutive rows of one product.
     g.M *= batch;
+    g.folded = batch;
     return g;
   }
   g.batch = batch;

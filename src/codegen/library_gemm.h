@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/gemm_library_rule.h"
 #include "passes/kernel_graph.h"
 
 namespace vtc {
@@ -22,8 +23,13 @@ struct LibraryGemm {
   const Value* out = nullptr; // the kernel's output, dense [batch, M, N]
   bool trans_a = false, trans_b = false;
   int64_t batch = 1, M = 0, N = 0, K = 0;
+  // Batches folded into M (B shared by all of them); the template runs them as `folded`
+  // separate products of M / folded rows.
+  int64_t folded = 1;
   // Element offsets of each batch's A and B; empty when batch is 1.
   std::vector<int64_t> a_offsets, b_offsets;
+
+  GemmShape shape() const { return {batch, M, N, K, folded}; }
 };
 
 // The form of kernel k, or nullopt when OpenBLAS cannot compute it.

@@ -31,24 +31,35 @@ const Kernel& kernel_of(const KernelGraph& kg, const std::string& anchor) {
   throw std::runtime_error("no kernel anchored at " + anchor);
 }
 
+bool prefer(int64_t M, int64_t N, int64_t K, int64_t folded = 1, int64_t batch = 1) {
+  return prefer_library_gemm({batch, M, N, K, folded});
+}
+
 TEST(GemmLibraryRule, MeasuredWinsOnly) {
   // A single column: sgemv, about 10x the template.
-  EXPECT_TRUE(prefer_library_gemm(1, 4096, 1, 4096));
-  EXPECT_TRUE(prefer_library_gemm(1, 512, 1, 512));
+  EXPECT_TRUE(prefer(4096, 1, 4096));
+  EXPECT_TRUE(prefer(512, 1, 512));
   // Decode at batch 1 (a tie) and the template's GEMV rows (M <= 4): the template.
-  EXPECT_FALSE(prefer_library_gemm(1, 1, 4096, 4096));
-  EXPECT_FALSE(prefer_library_gemm(1, 1, 14336, 4096));
-  EXPECT_FALSE(prefer_library_gemm(1, 4, 4096, 4096));
-  // Decode at batch 16 on large weights: OpenBLAS; on small ones, the template.
-  EXPECT_TRUE(prefer_library_gemm(1, 16, 4096, 4096));
-  EXPECT_TRUE(prefer_library_gemm(1, 16, 4096, 14336));
-  EXPECT_FALSE(prefer_library_gemm(1, 16, 512, 512));
+  EXPECT_FALSE(prefer(1, 4096, 4096));
+  EXPECT_FALSE(prefer(1, 14336, 4096));
+  EXPECT_FALSE(prefer(4, 4096, 4096));
+  // Decode at batch 16 as [16, 1, K] . [K, N]: the template would stream B 16 times.
+  EXPECT_TRUE(prefer(16, 4096, 4096, 16));
+  EXPECT_TRUE(prefer(16, 64, 64, 16));
+  // At batch 4 only on large weights.
+  EXPECT_TRUE(prefer(4, 4096, 4096, 4));
+  EXPECT_FALSE(prefer(4, 512, 512, 4));
+  // 5..24 rows on large weights: OpenBLAS; on small ones, the template.
+  EXPECT_TRUE(prefer(16, 4096, 4096));
+  EXPECT_TRUE(prefer(16, 14336, 4096));
+  EXPECT_FALSE(prefer(16, 512, 512));
+  EXPECT_FALSE(prefer(32, 4096, 4096));
   // Prefill-like and small-model products: the template.
-  EXPECT_FALSE(prefer_library_gemm(1, 128, 4096, 4096));
-  EXPECT_FALSE(prefer_library_gemm(1, 512, 512, 512));
-  EXPECT_FALSE(prefer_library_gemm(1, 196, 256, 256));
+  EXPECT_FALSE(prefer(128, 4096, 4096));
+  EXPECT_FALSE(prefer(512, 512, 512));
+  EXPECT_FALSE(prefer(4 * 196, 256, 256, 4));
   // Batches of products that do not fold: the template.
-  EXPECT_FALSE(prefer_library_gemm(32, 16, 4096, 4096));
+  EXPECT_FALSE(prefer(16, 4096, 4096, 1, 32));
 }
 
 TEST(LibraryGemmForm, SharedWeightFoldsBatchesIntoRows) {
@@ -63,6 +74,7 @@ TEST(LibraryGemmForm, SharedWeightFoldsBatchesIntoRows) {
   ASSERT_TRUE(form);
   EXPECT_EQ(form->batch, 1);
   EXPECT_EQ(form->M, 12);
+  EXPECT_EQ(form->folded, 4);
   EXPECT_EQ(form->N, 5);
   EXPECT_EQ(form->K, 8);
   EXPECT_TRUE(form->a_offsets.empty());
@@ -80,6 +92,7 @@ TEST(LibraryGemmForm, BatchedWeightGivesBroadcastOffsets) {
   ASSERT_TRUE(form);
   EXPECT_EQ(form->batch, 6);
   EXPECT_EQ(form->M, 3);
+  EXPECT_EQ(form->folded, 1);
   EXPECT_EQ(form->a_offsets, (std::vector<int64_t>{0, 0, 0, 12, 12, 12}));
   EXPECT_EQ(form->b_offsets, (std::vector<int64_t>{0, 20, 40, 0, 20, 40}));
   std::string call = library_gemm_call(*form, "A", "B", "C");

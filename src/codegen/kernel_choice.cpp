@@ -6,6 +6,7 @@
 #include "codegen/cpu_codegen.h"
 #include "codegen/gemm_library_rule.h"
 #include "codegen/library_gemm.h"
+#include "support/error.h"
 
 namespace vtc {
 
@@ -28,7 +29,14 @@ std::optional<LibraryMode> parse_library_mode(std::string_view s) {
   return std::nullopt;
 }
 
+bool openblas_available() {
+  return VTC_OPENBLAS;
+}
+
 void choose_kernel_impls(KernelGraph& kg, LibraryMode mode) {
+  VTC_CHECK(mode != LibraryMode::always || openblas_available())
+      << "library mode 'always': vtc was built without OpenBLAS (libopenblas-dev)";
+  if (!openblas_available()) mode = LibraryMode::never;
   for (Kernel& k : kg.kernels) {
     k.impl = KernelImpl::vtc_template;
     if (mode == LibraryMode::never) continue;

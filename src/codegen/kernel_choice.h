@@ -21,7 +21,11 @@ enum class LibraryMode { automatic, never, always };
 const char* library_mode_name(LibraryMode m); // "auto", "never", "always"
 std::optional<LibraryMode> parse_library_mode(std::string_view s);
 
-// Sets Kernel::impl of every kernel of kg under `mode`.
+// Whether vtc was built where OpenBLAS is installed (the generated code then links it).
+bool openblas_available();
+
+// Sets Kernel::impl of every kernel of kg under `mode`. Without OpenBLAS, auto chooses the
+// templates and always is an error.
 void choose_kernel_impls(KernelGraph& kg, LibraryMode mode);
 
 // The values kernel k must find physical because of its implementation: a library kernel's

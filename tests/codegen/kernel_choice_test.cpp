@@ -143,12 +143,14 @@ TEST(LibraryGemmForm, NoneForHalfPrologueOrCastOutput) {
   EXPECT_FALSE(library_gemm_form(kernel_of(kg, "half")));
   EXPECT_FALSE(library_gemm_form(kernel_of(kg, "prologue")));
   EXPECT_FALSE(library_gemm_form(kernel_of(kg, "cast")));
+  if (!openblas_available()) GTEST_SKIP() << "built without OpenBLAS";
   choose_kernel_impls(kg, LibraryMode::always);
   for (const Kernel& k : kg.kernels)
     EXPECT_EQ(k.impl, KernelImpl::vtc_template) << k.name;
 }
 
 TEST(KernelChoice, ModesAndExplainLines) {
+  if (!openblas_available()) GTEST_SKIP() << "built without OpenBLAS";
   ModelBuilder b;
   b.input("x", DType::f32, {64, 64});
   b.initializer("col", zeros(DType::f32, {64, 1}));

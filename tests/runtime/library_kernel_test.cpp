@@ -82,6 +82,11 @@ ModelBuilder gemm_model() {
 
 class LibraryKernels : public RuntimeTest {
 protected:
+  void SetUp() override {
+    RuntimeTest::SetUp();
+    if (!openblas_available()) GTEST_SKIP() << "built without OpenBLAS";
+  }
+
   std::string write(const ModelBuilder& b, const std::string& name) {
     std::string path = (dir_ / (name + ".onnx")).string();
     std::ofstream(path, std::ios::binary) << b.bytes();

@@ -10,18 +10,6 @@
 
 namespace vtc {
 
-const char* library_mode_name(LibraryMode m) {
-  switch (m) {
-  case LibraryMode::automatic:
-    return "auto";
-  case LibraryMode::never:
-    return "never";
-  case LibraryMode::always:
-    return "always";
-  }
-  return "?";
-}
-
 std::optional<LibraryMode> parse_library_mode(std::string_view s) {
   if (s == "auto") return LibraryMode::automatic;
   if (s == "never") return LibraryMode::never;
@@ -41,7 +29,8 @@ void choose_kernel_impls(KernelGraph& kg, LibraryMode mode) {
     k.impl = KernelImpl::vtc_template;
     if (mode == LibraryMode::never) continue;
     std::optional<LibraryGemm> g = library_gemm_form(k);
-    // The epilogue still runs as generated code: the kernel must have some.
+    // The epilogue runs as generated code: a kernel with an op the code generator has no
+    // expression for stays on the reference interpreter.
     if (!g || !can_generate_kernel(k)) continue;
     if (mode == LibraryMode::always || prefer_library_gemm(g->shape()))
       k.impl = KernelImpl::openblas_sgemm;

@@ -18,7 +18,7 @@ namespace vtc {
 
 enum class LibraryMode { automatic, never, always };
 
-const char* library_mode_name(LibraryMode m); // "auto", "never", "always"
+// "auto", "never", "always"; nullopt otherwise.
 std::optional<LibraryMode> parse_library_mode(std::string_view s);
 
 // Whether vtc was built where OpenBLAS is installed (the generated code then links it).

@@ -1,8 +1,9 @@
 // Google Benchmark figures for the CPU kernel templates (kernels/cpu): GEMM 512^3 f32 against
-// OpenBLAS cblas_sgemm (the reference point only; the kernels never call BLAS), GEMV
-// 1x4096x4096 in f32 and bf16 as bandwidth, decode attention with H=32 query heads on an
-// Hkv=8 KV cache (L=4096, D=128) read through the grouped-query mapping versus through a
-// dense pre-expanded copy, and convolutions (depthwise direct, 3x3 implicit GEMM).
+// OpenBLAS cblas_sgemm, GEMV 1x4096x4096 in f32 and bf16 as bandwidth, f32 matrix products of
+// many shapes on the template and on the OpenBLAS library kernel (the figures behind
+// src/codegen/gemm_library_rule.cpp), decode attention with H=32 query heads on an Hkv=8 KV
+// cache (L=4096, D=128) read through the grouped-query mapping versus through a dense
+// pre-expanded copy, and convolutions (depthwise direct, 3x3 implicit GEMM).
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "kernels/cpu/attention.h"
+#include "kernels/cpu/blas.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/gemm.h"
 
@@ -87,6 +89,176 @@ void BM_GemvOpenBlas(benchmark::State& state) {
   state.SetBytesProcessed(int64_t(state.iterations()) * K * N * int64_t(sizeof(float)));
 }
 BENCHMARK(BM_GemvOpenBlas)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// C[batch, M, N] = A[batch, M, K] . B[batch, K, N], f32, dense: vtc's template against
+// OpenBLAS as the cpu target's library kernels call it (kernels/cpu/blas.h: one cblas_sgemm
+// per batch, cblas_sgemv for a single row or column) on the shapes the library-or-template
+// rule is about: Llama-3-8B decode projections (M = 1 and 16; K, N of 4096, 14336, 1024),
+// prefill-like M = 128..512, small models (K, N of 64..512), the crossover in M, batches of
+// small products, single rows and columns. Args: M, K, N, batch. Run with OMP_NUM_THREADS=1
+// for per-core figures (OpenBLAS follows the OpenMP thread count).
+void matmul_counters(benchmark::State& state) {
+  const double flops =
+      2.0 * double(state.range(0) * state.range(1) * state.range(2) * state.range(3));
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+
+struct MatMulOperands {
+  int64_t M, K, N, batch;
+  std::vector<float> a, b, c;
+  explicit MatMulOperands(const benchmark::State& state)
+      : M(state.range(0)), K(state.range(1)), N(state.range(2)), batch(state.range(3)),
+        a(random_vector<float>(size_t(batch * M * K), 11)),
+        b(random_vector<float>(size_t(batch * K * N), 12)), c(size_t(batch * M * N)) {}
+};
+
+void BM_MatMulVtc(benchmark::State& state) {
+  MatMulOperands o(state);
+  k::DenseAccessor<float, 3> aa(o.a.data(), {o.batch, o.M, o.K}),
+      ba(o.b.data(), {o.batch, o.K, o.N}), ca(o.c.data(), {o.batch, o.M, o.N});
+  for (auto _ : state) {
+    k::gemm(ca, aa, ba, o.batch, o.M, o.N, o.K);
+    benchmark::DoNotOptimize(o.c.data());
+  }
+  matmul_counters(state);
+}
+
+// B read at batch 0 whatever the batch: a weight shared by every batch, as MatMul broadcasts
+// [batch, M, K] . [K, N].
+struct SharedBAccessor {
+  using value_type = float;
+  static constexpr int rank = 3;
+  static constexpr int64_t contig = 1 << 30;
+  static constexpr bool has_ptr = true;
+  k::DenseAccessor<float, 3> b;
+  float* ptr(const k::Index<3>& i) const { return b.ptr({0, i[1], i[2]}); }
+  auto load(const k::Index<3>& i) const { return b.load({0, i[1], i[2]}); }
+};
+
+// The template as generated code runs [batch, M, K] . [K, N] (decode at batch 16 is 16
+// products of one row over one weight); OpenBLAS runs it as one [batch * M, K] . [K, N].
+void BM_MatMulVtcSharedB(benchmark::State& state) {
+  const int64_t M = state.range(0), K = state.range(1), N = state.range(2), batch = state.range(3);
+  auto a = random_vector<float>(size_t(batch * M * K), 11);
+  auto b = random_vector<float>(size_t(K * N), 12);
+  std::vector<float> c(size_t(batch * M * N));
+  k::DenseAccessor<float, 3> aa(a.data(), {batch, M, K}), ca(c.data(), {batch, M, N});
+  SharedBAccessor ba{k::DenseAccessor<float, 3>(b.data(), {1, K, N})};
+  for (auto _ : state) {
+    k::gemm(ca, aa, ba, batch, M, N, K);
+    benchmark::DoNotOptimize(c.data());
+  }
+  matmul_counters(state);
+}
+
+// The library kernel as generated code calls it (cblas_sgemv for M = 1 or N = 1).
+void BM_MatMulOpenBlas(benchmark::State& state) {
+  MatMulOperands o(state);
+  std::vector<int64_t> a_off, b_off;
+  for (int64_t i = 0; i < o.batch; ++i) {
+    a_off.push_back(i * o.M * o.K);
+    b_off.push_back(i * o.K * o.N);
+  }
+  for (auto _ : state) {
+    k::blas_sgemm_batched(false, false, o.batch, o.M, o.N, o.K, o.a.data(), a_off.data(),
+                          o.b.data(), b_off.data(), o.c.data());
+    benchmark::DoNotOptimize(o.c.data());
+  }
+  matmul_counters(state);
+}
+
+// cblas_sgemm whatever the shape: what the library kernel would cost without its GEMV forms.
+void BM_MatMulOpenBlasSgemm(benchmark::State& state) {
+  MatMulOperands o(state);
+  const int M = int(o.M), K = int(o.K), N = int(o.N);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, o.a.data(), K, o.b.data(),
+                N, 0.0f, o.c.data(), N);
+    benchmark::DoNotOptimize(o.c.data());
+  }
+  matmul_counters(state);
+}
+
+void decode_shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t m : {1, 16})
+    for (auto [kk, n] :
+         {std::pair<int64_t, int64_t>{4096, 4096}, {4096, 14336}, {4096, 1024}, {14336, 4096}})
+      b->Args({m, kk, n, 1});
+}
+void prefill_shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t m : {128, 512})
+    b->Args({m, 4096, 4096, 1});
+  b->Args({512, 512, 512, 1});
+}
+void small_shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t m : {1, 4, 16, 64, 196})
+    for (int64_t d : {64, 128, 256, 512})
+      b->Args({m, d, d, 1});
+  b->Args({1024, 64, 64, 1});
+  b->Args({1024, 256, 256, 1});
+  b->Args({32, 16, 32, 32}); // attention-like: many small batches
+  b->Args({1, 128, 4096, 32});
+}
+// Where the template's packed path overtakes OpenBLAS as M grows on a large weight, and
+// batches of small products (attention-like).
+void crossover_shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t m : {4, 5, 8, 12, 24, 32, 64})
+    b->Args({m, 4096, 4096, 1});
+  for (auto [kk, n] : {std::pair<int64_t, int64_t>{4096, 14336}, {4096, 1024}, {14336, 4096}})
+    b->Args({4, kk, n, 1});
+  b->Args({4, 512, 512, 1});
+  b->Args({16, 64, 64, 1});
+  b->Args({4, 64, 64, 1});
+  for (int64_t d : {1024, 2048})
+    b->Args({16, d, d, 1});
+  b->Args({1, 16, 32, 4});
+  b->Args({64, 64, 64, 8});
+  b->Args({196, 32, 196, 8});
+}
+// Decode at batch 4 and 16 as the template runs it: one row per batch over a shared weight.
+void shared_weight_shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t batch : {4, 16})
+    for (auto [kk, n] : {std::pair<int64_t, int64_t>{4096, 4096},
+                         {4096, 14336},
+                         {4096, 1024},
+                         {14336, 4096},
+                         {512, 512},
+                         {64, 64}})
+      b->Args({1, kk, n, batch});
+}
+// Single rows and single columns, for the GEMV forms.
+void gemv_shapes(benchmark::internal::Benchmark* b) {
+  for (auto [kk, n] : {std::pair<int64_t, int64_t>{4096, 4096},
+                       {4096, 14336},
+                       {4096, 1024},
+                       {14336, 4096},
+                       {64, 64},
+                       {256, 256},
+                       {512, 512}})
+    b->Args({1, kk, n, 1});
+  for (int64_t m : {2, 4})
+    b->Args({m, 4096, 4096, 1});
+  for (int64_t d : {1024, 2048})
+    b->Args({1, d, d, 1});
+  for (int64_t d : {64, 512, 4096})
+    b->Args({d, d, 1, 1});
+}
+
+#define VTC_MATMUL_BENCHMARK(fn, shapes)                                                           \
+  BENCHMARK(fn)->Apply(shapes)->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(0.1)
+VTC_MATMUL_BENCHMARK(BM_MatMulVtc, decode_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulOpenBlas, decode_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulVtc, prefill_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulOpenBlas, prefill_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulVtc, small_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulOpenBlas, small_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulVtc, crossover_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulOpenBlas, crossover_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulVtcSharedB, shared_weight_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulVtc, gemv_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulOpenBlas, gemv_shapes);
+VTC_MATMUL_BENCHMARK(BM_MatMulOpenBlasSgemm, gemv_shapes);
 
 // Query head h of [B, H, L, D] reads cache head h / Group of a dense [B, Hkv, L, D] cache.
 template <typename T, int64_t Group> struct GqaAccessor {

@@ -1,17 +1,19 @@
 // `vtc explain MODEL`: which data-movement ops a strategy removes and how — per op its
 // decision (virtual read side, virtual write side, in place, or a copy), the mapping type and
-// the latency saving the cost model credited — with totals, and the points-to graph as
-// Graphviz text (--dot) or SVG drawn by the `dot` program (--svg).
+// the latency saving the cost model credited — with totals; then per kernel its
+// implementation (template, OpenBLAS, or the reference interpreter); and the points-to graph
+// as Graphviz text (--dot) or SVG drawn by the `dot` program (--svg).
 #include <filesystem>
 #include <fstream>
 
 #include <fmt/core.h>
 
+#include "codegen/kernel_choice.h"
 #include "commands.h"
 #include "frontend/onnx_import.h"
 #include "jit/process.h"
 #include "passes/canonicalize.h"
-#include "passes/fusion.h"
+#include "runtime/lowering.h"
 #include "strategy/explain.h"
 #include "support/error.h"
 
@@ -21,8 +23,7 @@ namespace {
 
 struct ExplainArgs {
   std::string model;
-  std::string strategy = "greedy";
-  std::vector<std::string> donated;
+  Options options;
   std::string dot;
   std::string svg;
 };
@@ -35,17 +36,13 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 int explain(const ExplainArgs& args) {
-  std::optional<StrategyKind> kind = parse_strategy_kind(args.strategy);
-  VTC_CHECK(kind) << "unknown strategy '" << args.strategy << "' (none, type1, greedy)";
   Graph g = import_onnx_file(args.model);
   canonicalize(g);
-  KernelGraph kg = fuse(g);
-  StrategyOptions options;
-  options.kind = *kind;
-  options.donated = args.donated;
+  KernelPlan plan = plan_kernels(g, args.options);
   AnalyticCostModel model;
-  Strategy s = choose_strategy(kg, options, model);
+  Strategy s = choose_strategy(plan.kg, plan.strategy, model);
   fmt::print("{}", explain_text(s));
+  fmt::print("kernels (library {}):\n{}", args.options.library, kernel_impl_text(plan.kg));
   if (args.dot.empty() && args.svg.empty()) return 0;
   std::string dot = points_to_dot(s);
   std::string dot_path = args.dot;
@@ -70,8 +67,12 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "explain", "Show which data-movement ops a strategy makes virtual, how, and what it saves");
   cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("--strategy", args->strategy, "none, type1 or greedy (default greedy)");
-  cmd->add_option("--donate", args->donated, "graph inputs vtc may update in place (a KV cache)");
+  cmd->add_option("--strategy", args->options.strategy, "none, type1 or greedy (default greedy)");
+  cmd->add_option("--donate", args->options.donate,
+                  "graph inputs vtc may update in place (a KV cache)");
+  cmd->add_option("--library", args->options.library,
+                  "f32 matrix products on OpenBLAS: auto (where faster), never or always")
+      ->capture_default_str();
   cmd->add_option("--dot", args->dot, "write the points-to graph as Graphviz text");
   cmd->add_option("--svg", args->svg, "draw the points-to graph as SVG with `dot`");
   cmd->callback([args, &exit_code] { exit_code = explain(*args); });

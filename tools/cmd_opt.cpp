@@ -3,6 +3,7 @@
 // fusion, lower (the program's buffers and steps) or source (the generated C++).
 #include <fmt/core.h>
 
+#include "codegen/kernel_choice.h"
 #include "commands.h"
 #include "frontend/onnx_import.h"
 #include "ir/printer.h"
@@ -18,6 +19,7 @@ namespace {
 struct OptArgs {
   std::string model;
   std::string stage = "fusion";
+  std::string library = "auto";
 };
 
 std::string print_program(const Program& p) {
@@ -51,6 +53,9 @@ int opt(const OptArgs& args) {
   if (args.stage == "canonicalize") return fmt::print("{}", print_graph(g)), 0;
   KernelGraph kg = fuse(g);
   if (args.stage == "fusion") return fmt::print("{}", print_kernel_graph(kg)), 0;
+  std::optional<LibraryMode> library = parse_library_mode(args.library);
+  VTC_CHECK(library) << "unknown library mode '" << args.library << "' (auto, never, always)";
+  choose_kernel_impls(kg, *library);
   Program p = lower_program(g, kg, StorageDecision{}, LowerOptions{});
   if (args.stage == "lower") return fmt::print("{}", print_program(p)), 0;
   fmt::print("{}", p.source);
@@ -65,6 +70,9 @@ void add_opt_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--print-after", args->stage,
                   "stage to print: import, canonicalize, fusion, lower, source");
+  cmd->add_option("--library", args->library,
+                  "f32 matrix products on OpenBLAS (lower, source): auto, never or always")
+      ->capture_default_str();
   cmd->callback([args, &exit_code] { exit_code = opt(*args); });
 }
 

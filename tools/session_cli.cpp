@@ -16,6 +16,9 @@ void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
     cmd->add_option("--strategy", options.strategy,
                     "which tensors become virtual: none, type1 or greedy")
         ->capture_default_str();
+  cmd->add_option("--library", options.library,
+                  "f32 matrix products on OpenBLAS: auto (where faster), never or always")
+      ->capture_default_str();
   cmd->add_option("--cache-dir", options.cache_dir,
                   "where compiled models are cached (default: $XDG_CACHE_HOME/vtc)");
   cmd->add_option("--threads", options.threads, "kernel threads (0: all cores)")

@@ -11,7 +11,8 @@
 
 namespace vtc::cli {
 
-// --cache-dir, --threads, --donate, --verbose (and --strategy when `strategy` is set).
+// --library, --cache-dir, --threads, --donate, --verbose (and --strategy when `strategy` is
+// set).
 void add_session_flags(CLI::App* cmd, Options& options, bool strategy);
 
 // One tensor per model input: from "NAME=FILE" bindings (.npy or .pb), the rest seeded random

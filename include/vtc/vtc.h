@@ -40,6 +40,9 @@ struct Options {
   std::string source_dir;          // tree holding kernels/cpu; empty: the one vtc was built from
   bool verbose = false;            // progress of lowering and compiling on stderr
   int threads = 0;                 // threads for kernels; 0: the OpenMP default (all cores)
+  // f32 matrix products on OpenBLAS instead of vtc's template (their operands then stay
+  // physical): "auto" where measured faster, "never", or "always" where OpenBLAS can.
+  std::string library = "auto";
 };
 
 // A tensor the caller owns: element type, shape and the address of dense row-major data.

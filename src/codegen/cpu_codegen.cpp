@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "codegen/elementwise_expr.h"
+#include "codegen/library_gemm.h"
 #include "mapping/contiguity.h"
 #include "mapping/emit.h"
 #include "mapping/rules.h"
@@ -141,6 +142,16 @@ public:
               const std::vector<const Node*>& chain);
 
   void def(const std::string& s) { defs_ += s; }
+
+  // The address of a physical value's buffer as `T*` (for library calls, which take dense
+  // operands only).
+  std::string buffer_address(const Value* v) const {
+    auto it = storage_.buffer_of.find(v);
+    VTC_CHECK(it != storage_.buffer_of.end() && !storage_.virtual_values.count(v))
+        << "value '" << v->name << "' is an operand of a library kernel but is not physical";
+    return "static_cast<" + std::string(cpp_storage_type(v->type.dtype)) + "*>(buf[" +
+           std::to_string(it->second) + "])";
+  }
 
   // The ConstantRef argument for a kernel operand: the program's packs and the buffer, when
   // the value is a constant in a buffer of its own; a default ConstantRef otherwise.
@@ -304,7 +315,8 @@ Acc Gen::computed(const Value* v) {
     std::string name = "a" + std::to_string(ops.size());
     args.push_back(name + ".load(" + index_of(op.acc.rank, op.index) + ")");
     if (r > 0) {
-      run_loop += "        const auto o_" + name + " = " + run_operand(name, op, r, run_pre) + ";\n";
+      run_loop +=
+          "        const auto o_" + name + " = " + run_operand(name, op, r, run_pre) + ";\n";
       run_args.push_back("o_" + name);
     }
     ops.push_back(op);
@@ -331,7 +343,8 @@ Acc Gen::computed(const Value* v) {
     os << "  template <typename D> void run_load(const Index<" << r
        << ">& i, int64_t n, D* dst) const {\n"
        << run_pre << "      for (int64_t j = 0; j < n; ++j) {\n"
-       << run_loop << "        dst[j] = D(vtc_round<" << t << ">(" << *e_run << "));\n      }\n  }\n";
+       << run_loop << "        dst[j] = D(vtc_round<" << t << ">(" << *e_run
+       << "));\n      }\n  }\n";
   os << "};\n";
   def(os.str());
   return {name, name + "{" + inits + "}", r};
@@ -381,7 +394,8 @@ Acc Gen::storing(const Value* first, const std::string& post, const std::vector<
     std::string name = "e" + std::to_string(ops.size());
     load_args.push_back(name + ".load(" + index_of(op.acc.rank, op.index) + ")");
     if (r > 0)
-      run_loop += "        const auto o_" + name + " = " + run_operand(name, op, r, run_pre) + ";\n";
+      run_loop +=
+          "        const auto o_" + name + " = " + run_operand(name, op, r, run_pre) + ";\n";
     run_args.push_back("o_" + name);
     ops.push_back(op);
     return ops.size() - 1;
@@ -447,8 +461,8 @@ Acc Gen::storing(const Value* first, const std::string& post, const std::vector<
     os << "  template <typename V> void run_store(const Index<" << r
        << ">& i, int64_t n, const V* src) const {\n"
        << run_pre << "      compute_t<decltype(out)> res[kRunChunk];\n"
-       << "      for (int64_t j = 0; j < n; ++j) {\n        const V v = src[j];\n" << run_loop
-       << run_body.str() << "        res[j] = " << local[last] << ";\n      }\n"
+       << "      for (int64_t j = 0; j < n; ++j) {\n        const V v = src[j];\n"
+       << run_loop << run_body.str() << "        res[j] = " << local[last] << ";\n      }\n"
        << "      vtc::kernels::store_run(out, i, n, res);\n  }\n";
   os << "};\n";
   def(os.str());
@@ -493,11 +507,9 @@ public:
         if (v) g_.inside.insert(v);
   }
 
-  // The anchor's output accessor: its epilogue (the kernel's nodes after the anchor that
-  // depend on its value, in order) stored, or the value itself.
-  Acc output(const std::string& post = "v", const std::vector<Operand>& extra = {}) {
-    const Value* first = k_.anchor->outputs[0];
-    std::set<const Value*> derived{first};
+  // The epilogue: the kernel's nodes after the anchor that depend on its value, in order.
+  std::vector<const Node*> epilogue_chain() const {
+    std::set<const Value*> derived{k_.anchor->outputs[0]};
     std::vector<const Node*> chain;
     auto at = std::find(k_.nodes.begin(), k_.nodes.end(), k_.anchor);
     for (auto it = at + 1; it != k_.nodes.end(); ++it) {
@@ -508,6 +520,13 @@ public:
       chain.push_back(*it);
       derived.insert((*it)->outputs[0]);
     }
+    return chain;
+  }
+
+  // The anchor's output accessor: `post` and the epilogue stored, or the value itself.
+  Acc output(const std::string& post = "v", const std::vector<Operand>& extra = {}) {
+    const Value* first = k_.anchor->outputs[0];
+    std::vector<const Node*> chain = epilogue_chain();
     if (chain.empty() && post == "v") return g_.stored(first);
     return g_.storing(first, post, extra, chain);
   }
@@ -518,6 +537,7 @@ public:
     for (size_t i = 1; i < a.outputs.size(); ++i)
       if (a.outputs[i] && (!a.outputs[i]->users.empty() || a.outputs[i]->is_graph_output))
         return std::nullopt; // extra outputs (indices, statistics): reference only
+    if (k_.impl == KernelImpl::openblas_sgemm) return library_gemm(a);
     if (a.op == "MatMul") return matmul(a);
     if (a.op == "Gemm") return gemm(a);
     if (a.op == "Conv") return conv(a);
@@ -571,19 +591,24 @@ private:
            ", " + std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K) + ");\n";
   }
 
+  // Gemm's alpha and beta * C, applied to the product v before the epilogue (C is @0).
+  std::string gemm_post(const Node& n, std::vector<Operand>& extra) {
+    double alpha = n.attr_float("alpha", 1.0f), beta = n.attr_float("beta", 1.0f);
+    std::string post = alpha == 1.0 ? "v" : "(v * " + std::to_string(alpha) + ")";
+    if (n.input(2) && beta != 0) {
+      extra.push_back({g_.value(n.inputs[2]), broadcast_index(n.inputs[2]->type.shape, 2, "i")});
+      post = "(" + post + " + " + (beta == 1.0 ? "@0" : std::to_string(beta) + " * @0") + ")";
+    }
+    return post;
+  }
+
   std::string gemm(const Node& n) {
     bool ta = n.attr_int("transA", 0), tb = n.attr_int("transB", 0);
     const Shape& sa = n.inputs[0]->type.shape;
     const Shape& sb = n.inputs[1]->type.shape;
     int64_t M = ta ? sa[1] : sa[0], K = ta ? sa[0] : sa[1], N = tb ? sb[0] : sb[1];
-    double alpha = n.attr_float("alpha", 1.0f), beta = n.attr_float("beta", 1.0f);
-    std::string post = alpha == 1.0 ? "v" : "(v * " + std::to_string(alpha) + ")";
     std::vector<Operand> extra;
-    if (n.input(2) && beta != 0) {
-      extra.push_back(
-          {g_.value(n.inputs[2]), broadcast_index(n.inputs[2]->type.shape, 2, "i")});
-      post = "(" + post + " + " + (beta == 1.0 ? "@0" : std::to_string(beta) + " * @0") + ")";
-    }
+    std::string post = gemm_post(n, extra);
     Acc A = g_.view(g_.value(n.inputs[0]), 3,
                     ta ? std::vector<std::string>{"i[2]", "i[1]"}
                        : std::vector<std::string>{"i[1]", "i[2]"},
@@ -595,6 +620,25 @@ private:
     Acc Cv = g_.view(output(post, extra), 3, {"i[1]", "i[2]"}, true);
     return "  gemm(" + Cv.init + ", " + A.init + ", " + B.init + ", 1, " + std::to_string(M) +
            ", " + std::to_string(N) + ", " + std::to_string(K) + ");\n";
+  }
+
+  // The product by OpenBLAS straight into the kernel's output buffer, then Gemm's alpha and
+  // bias and the epilogue applied in place by one elementwise pass over it (each element is
+  // read, then overwritten, by the same thread).
+  std::optional<std::string> library_gemm(const Node& n) {
+    std::optional<LibraryGemm> form = library_gemm_form(k_);
+    if (!form) return std::nullopt;
+    std::string s = library_gemm_call(*form, g_.buffer_address(form->a), g_.buffer_address(form->b),
+                                      g_.buffer_address(form->out));
+    std::vector<Operand> extra;
+    std::string post = n.op == "Gemm" ? gemm_post(n, extra) : "v";
+    std::vector<const Node*> chain = epilogue_chain();
+    if (chain.empty() && post == "v") return s;
+    VTC_CHECK((chain.empty() ? n.outputs[0] : chain.back()->outputs[0]) == form->out)
+        << n.describe() << ": the epilogue does not end in the kernel's output";
+    Acc epilogue = g_.storing(n.outputs[0], post, extra, chain);
+    return s + "  copy(" + epilogue.init + ", " + shape_array(form->out->type.shape) + ", " +
+           g_.stored(form->out).init + ");\n";
   }
 
   std::optional<std::string> conv(const Node& n) {

@@ -157,6 +157,9 @@ std::string cache_key(const std::string& source, const CompileOptions& options) 
     native = native || flag.find("native") != std::string::npos;
   }
   hash_part(hash, native ? host_cpu_identity() : std::string());
+  hash_part(hash, std::to_string(options.libraries.size()));
+  for (const std::string& library : options.libraries)
+    hash_part(hash, library);
   std::vector<std::string> headers = included_headers(source, options.include_dirs);
   hash_part(hash, std::to_string(headers.size()));
   for (const std::string& header : headers) {

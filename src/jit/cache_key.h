@@ -1,12 +1,12 @@
 // The cache key of a compiled model: SHA-256 over everything that determines the bytes of
 // the shared object — the generated source, the compiler's identity (its `--version`
-// output), the flags, and the content of every kernel header the source includes from the
-// include directories, directly or through other headers. Editing a kernel template, changing
-// a flag or upgrading the compiler therefore gives a new key, and stale binaries are never
-// loaded. Headers outside the include directories (the standard library) are covered by the
-// compiler's identity. When a flag asks for the host CPU (-march=native), the host CPU's
-// identity is part of the key too, so a cache directory shared between machines never hands
-// one machine code built for another's instruction set.
+// output), the flags, the libraries linked, and the content of every kernel header the source
+// includes from the include directories, directly or through other headers. Editing a kernel
+// template, changing a flag or upgrading the compiler therefore gives a new key, and stale
+// binaries are never loaded. Headers outside the include directories (the standard library)
+// are covered by the compiler's identity. When a flag asks for the host CPU (-march=native),
+// the host CPU's identity is part of the key too, so a cache directory shared between machines
+// never hands one machine code built for another's instruction set.
 #pragma once
 
 #include <string>

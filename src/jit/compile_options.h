@@ -22,6 +22,8 @@ struct CompileOptions {
   std::string compiler = default_compiler();
   // Passed to the compiler before the include directories; must produce a shared object.
   std::vector<std::string> flags = default_compile_flags();
+  // Libraries the generated code calls, linked after the source as -l<name> (e.g. "openblas").
+  std::vector<std::string> libraries;
   // -I directories (the kernel templates, <repo>/kernels/cpu). Every header the source
   // includes from them, directly or not, is part of the cache key.
   std::vector<std::string> include_dirs;

@@ -143,6 +143,8 @@ CompiledObject compile_impl(const std::string& source, const CompileOptions& opt
   for (const std::string& include : options.include_dirs)
     argv.push_back("-I" + include);
   argv.insert(argv.end(), {"-o", tmp_so.string(), cpp.string()});
+  for (const std::string& library : options.libraries)
+    argv.push_back("-l" + library);
 
   if (options.verbose) {
     std::cerr << "vtc: compiling " << count_lines(source) << " lines of generated C++ ("

@@ -62,7 +62,12 @@ public:
         if (!d_.eliminated.count(n)) copy_step(*n, defs, bodies, counter);
       }
     }
-    p_.source = std::string(kPreamble) + "\nnamespace {\n" + defs + "} // namespace\n\n" + bodies;
+    std::string preamble = kPreamble;
+    if (uses_openblas_) {
+      preamble += "#include \"blas.h\"\n";
+      p_.libraries.push_back("openblas");
+    }
+    p_.source = preamble + "\nnamespace {\n" + defs + "} // namespace\n\n" + bodies;
     return std::move(p_);
   }
 
@@ -152,9 +157,10 @@ private:
       s.reads = {from};
       s.writes = {to};
       s.bytes = 2 * int64_t(v->type.nbytes());
-      bodies += "extern \"C\" void " + s.entry + "(void* const* buf, void* packs) {\n  std::memcpy(buf[" +
-                std::to_string(to) + "], buf[" + std::to_string(from) + "], " +
-                std::to_string(v->type.nbytes()) + ");\n}\n\n";
+      bodies += "extern \"C\" void " + s.entry +
+                "(void* const* buf, void* packs) {\n  std::memcpy(buf[" + std::to_string(to) +
+                "], buf[" + std::to_string(from) + "], " + std::to_string(v->type.nbytes()) +
+                ");\n}\n\n";
       p_.steps.push_back(std::move(s));
     }
   }
@@ -162,7 +168,9 @@ private:
   void kernel_step(const Kernel& k, std::string& defs, std::string& bodies, int& counter) {
     StepInfo s;
     std::ostringstream name;
-    name << k.name << " " << kernel_kind_name(k.kind) << " [";
+    name << k.name << " " << kernel_kind_name(k.kind);
+    if (k.impl != KernelImpl::vtc_template) name << " (" << kernel_impl_name(k.impl) << ")";
+    name << " [";
     for (size_t i = 0; i < k.nodes.size(); ++i)
       name << (i ? ", " : "") << k.nodes[i]->op << " '" << k.nodes[i]->name << "'";
     s.name = name.str() + "]";
@@ -182,8 +190,10 @@ private:
       operands_physical &= !d_.virtual_values.count(v);
     body = generate_kernel(k, storage_, defs, counter);
     if (body) {
+      uses_openblas_ = uses_openblas_ || k.impl == KernelImpl::openblas_sgemm;
       s.entry = "vtc_step_" + std::to_string(p_.steps.size());
-      bodies += "extern \"C\" void " + s.entry + "(void* const* buf, void* packs) {\n" + *body + "}\n\n";
+      bodies +=
+          "extern \"C\" void " + s.entry + "(void* const* buf, void* packs) {\n" + *body + "}\n\n";
     } else {
       VTC_CHECK(operands_physical)
           << s.name << ": runs on the reference interpreter, so its operands must be physical";
@@ -204,7 +214,8 @@ private:
     try {
       std::string body = generate_copy(n, storage_, defs, counter);
       s.entry = "vtc_step_" + std::to_string(p_.steps.size());
-      bodies += "extern \"C\" void " + s.entry + "(void* const* buf, void* packs) {\n" + body + "}\n\n";
+      bodies +=
+          "extern \"C\" void " + s.entry + "(void* const* buf, void* packs) {\n" + body + "}\n\n";
     } catch (const Error& e) {
       // No mapping for this node (a run-time pad value, a reducing scatter): the reference
       // interpreter runs it, on physical operands.
@@ -225,6 +236,7 @@ private:
   const LowerOptions& o_;
   Program p_;
   StorageMap storage_;
+  bool uses_openblas_ = false;
 };
 
 } // namespace

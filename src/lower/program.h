@@ -49,6 +49,9 @@ struct Program {
   std::vector<int> inputs;  // buffer ids of the graph inputs, in graph order
   std::vector<int> outputs; // buffer ids of the graph outputs, in graph order
   std::string strategy;     // name of the strategy that produced it
+  // Libraries the generated translation unit calls (linked as -l<name>): "openblas" when a
+  // kernel is a library kernel.
+  std::vector<std::string> libraries;
 
   int find_buffer(const std::string& name) const;
 };

@@ -40,6 +40,16 @@ const char* kernel_kind_name(KernelKind k) {
   return "?";
 }
 
+const char* kernel_impl_name(KernelImpl i) {
+  switch (i) {
+  case KernelImpl::vtc_template:
+    return "template";
+  case KernelImpl::openblas_sgemm:
+    return "openblas sgemm";
+  }
+  return "?";
+}
+
 const Kernel* KernelGraph::producer_kernel(const Value* v) const {
   for (const Kernel& k : kernels)
     if (std::find(k.outputs.begin(), k.outputs.end(), v) != k.outputs.end()) return &k;

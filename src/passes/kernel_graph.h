@@ -24,6 +24,14 @@ enum class KernelKind {
 
 const char* kernel_kind_name(KernelKind k);
 
+// Who does a kernel's arithmetic: a vtc kernel template over accessors (operands may be
+// virtual), or a library call on dense physical operands (OpenBLAS sgemm / sgemv for f32
+// matrix products). Chosen per kernel before any strategy runs, so that every strategy runs
+// the same arithmetic.
+enum class KernelImpl { vtc_template, openblas_sgemm };
+
+const char* kernel_impl_name(KernelImpl i);
+
 struct Kernel {
   std::string name;
   KernelKind kind = KernelKind::other;
@@ -31,6 +39,7 @@ struct Kernel {
   std::vector<Node*> nodes;    // every fused node, in execution order (anchor included)
   std::vector<Value*> inputs;  // values the kernel reads from memory (constants included)
   std::vector<Value*> outputs; // values the kernel writes to memory
+  KernelImpl impl = KernelImpl::vtc_template;
 };
 
 // One step of execution: a kernel, or a data-movement node (a copy kernel until a strategy

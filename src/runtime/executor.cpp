@@ -55,7 +55,10 @@ Executor::Executor(const Program& program, const jit::CompileOptions& compile, i
   for (const StepInfo& s : program_.steps)
     generated |= !s.entry.empty();
   if (generated) {
-    jit::LoadedObject loaded = jit::compile_and_load(program_.source, compile);
+    jit::CompileOptions linked = compile;
+    linked.libraries.insert(linked.libraries.end(), program_.libraries.begin(),
+                            program_.libraries.end());
+    jit::LoadedObject loaded = jit::compile_and_load(program_.source, linked);
     compiled_ = std::move(loaded.object);
     library_.emplace(std::move(loaded.library));
   }

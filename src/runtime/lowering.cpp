@@ -1,10 +1,11 @@
-// Options → fusion, a storage decision by the chosen strategy, and lower_program (see
-// lowering.h).
+// Options → fusion, each kernel's implementation, a storage decision by the chosen strategy,
+// and lower_program (see lowering.h).
 #include "runtime/lowering.h"
 
 #include <set>
 
 #include "codegen/cpu_codegen.h"
+#include "codegen/kernel_choice.h"
 #include "lower/lower.h"
 #include "passes/fusion.h"
 #include "strategy/cost_model.h"
@@ -13,26 +14,39 @@
 
 namespace vtc {
 
-Program lower_for_target(const Graph& g, const Options& options) {
-  KernelGraph kg = fuse(g);
+KernelPlan plan_kernels(const Graph& g, const Options& options) {
+  KernelPlan plan{fuse(g), {}};
   auto kind = parse_strategy_kind(options.strategy);
   VTC_CHECK(kind) << "unknown strategy '" << options.strategy << "' (none, type1, greedy)";
-  StrategyOptions so;
+  auto library = parse_library_mode(options.library);
+  VTC_CHECK(library) << "unknown library mode '" << options.library << "' (auto, never, always)";
+  choose_kernel_impls(plan.kg, *library);
+  StrategyOptions& so = plan.strategy;
   so.kind = *kind;
   so.donated = options.donate;
-  for (const Kernel& k : kg.kernels)
+  for (const Kernel& k : plan.kg.kernels) {
     if (!can_generate_kernel(k)) {
       for (const Value* v : k.inputs)
         so.physical_only.insert(v);
       for (const Value* v : k.outputs)
         so.physical_only.insert(v);
     }
+    for (const Value* v : library_operands(k))
+      so.physical_only.insert(v);
+  }
+  return plan;
+}
+
+Program lower_for_target(const Graph& g, const Options& options) {
+  KernelPlan plan = plan_kernels(g, options);
+  const KernelGraph& kg = plan.kg;
+  const StrategyOptions& so = plan.strategy;
   Strategy strategy = choose_strategy(kg, so, AnalyticCostModel());
   VTC_CHECK(strategy.tables().empty())
       << "strategy " << options.strategy << " needs inverse index tables, which the cpu "
       << "target does not materialise yet";
   StorageDecision decision;
-  decision.strategy = strategy_kind_name(*kind);
+  decision.strategy = strategy_kind_name(so.kind);
   for (const Value* v : strategy.virtual_values())
     decision.virtual_values.emplace(v, *strategy.operand(v).mapping);
   std::set<const Node*> remaining;

@@ -13,6 +13,7 @@
 #include <omp.h>
 #endif
 
+#include "codegen/kernel_choice.h"
 #include "frontend/onnx_import.h"
 #include "lower/program.h"
 #include "passes/canonicalize.h"
@@ -62,6 +63,8 @@ void check_options(const Options& o) {
   VTC_CHECK(o.strategy == "none" || o.strategy == "type1" || o.strategy == "greedy")
       << "unknown strategy '" << o.strategy << "' (available: none, type1, greedy)";
   VTC_CHECK(o.threads >= 0) << "threads must be >= 0, got " << o.threads;
+  VTC_CHECK(parse_library_mode(o.library))
+      << "unknown library mode '" << o.library << "' (available: auto, never, always)";
 }
 
 jit::CompileOptions compile_options(const Options& o) {

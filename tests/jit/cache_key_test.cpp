@@ -64,6 +64,9 @@ TEST_F(CacheKey, ChangesWithSourceFlagsAndEveryIncludedHeader) {
   a.flags = {"-O3", "-g"};
   b.flags = {"-O3 -g"};
   EXPECT_NE(cache_key(kSource, a), cache_key(kSource, b));
+  CompileOptions linked = o;
+  linked.libraries = {"openblas"};
+  EXPECT_NE(cache_key(kSource, linked), key);
 
   // Editing the deepest header (reached only through a.h and sub/b.h) changes the key.
   testing::write_file(dir_ / "k/c.h", "#pragma once\nint c(); // edited\n");

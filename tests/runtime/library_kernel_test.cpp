@@ -1,0 +1,207 @@
+// Library kernels through the Session: f32 MatMul and Gemm models (batched with broadcasting,
+// matrix times vector, transposed operands, alpha and beta, fused epilogues) run on OpenBLAS
+// (Options::library "always") and on the template ("never") agree with the reference
+// interpreter; strategies none, type1 and greedy stay bitwise equal with library kernels;
+// a library kernel's operands stay physical under greedy where the template's would not; the
+// program names the library in its steps and links it.
+#include <fstream>
+
+#include "codegen/kernel_choice.h"
+#include "frontend/onnx_import.h"
+#include "model_builder.h"
+#include "passes/canonicalize.h"
+#include "ref/compare.h"
+#include "ref/interpreter.h"
+#include "ref/random_inputs.h"
+#include "runtime/lowering.h"
+#include "runtime_test_util.h"
+#include "strategy/strategy.h"
+
+namespace vtc {
+namespace {
+
+using testing::ModelBuilder;
+using testing::RuntimeTest;
+
+Tensor ramp(const Shape& s, float scale) {
+  std::vector<float> v(size_t(shape_numel(s)));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = scale * float(int(i % 13) - 6);
+  return Tensor::from<float>(s, v);
+}
+
+void set_float(onnx::NodeProto& n, const std::string& key, float v) {
+  onnx::AttributeProto* a = n.add_attribute();
+  a->set_name(key);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+
+// x [2, 8, 32] -> Transpose (8, 2, 32) -> MatMul w [32, 24] -> + bias -> Relu -> Reshape
+// [16, 24]: the Transpose's result is a read-side virtual tensor for the template, a copy for
+// the library. Also a [3, 1, 5, 16] . b [1, 4, 16, 7] (both batches broadcast) and
+// m [6, 10] . v [10] (a matrix times a vector).
+ModelBuilder matmul_model() {
+  ModelBuilder b;
+  b.input("x", DType::f32, {2, 8, 32});
+  b.input("a", DType::f32, {3, 1, 5, 16});
+  b.input("b", DType::f32, {1, 4, 16, 7});
+  b.input("m", DType::f32, {6, 10});
+  b.input("v", DType::f32, {10});
+  b.initializer("w", ramp({32, 24}, 0.125f));
+  b.initializer("bias", ramp({24}, 0.5f));
+  b.initializer("shape", Tensor::from<int64_t>({2}, {16, 24}));
+  ModelBuilder::set_ints(b.node("Transpose", {"x"}, {"xt"}, "to_rows"), "perm", {1, 0, 2});
+  b.node("MatMul", {"xt", "w"}, {"mm"}, "proj");
+  b.node("Add", {"mm", "bias"}, {"biased"}, "add_bias");
+  b.node("Relu", {"biased"}, {"act"}, "relu");
+  b.node("Reshape", {"act", "shape"}, {"y"}, "flatten");
+  b.node("MatMul", {"a", "b"}, {"batched"}, "batched");
+  b.node("MatMul", {"m", "v"}, {"column"}, "column");
+  b.output("y");
+  b.output("batched");
+  b.output("column");
+  return b;
+}
+
+// y = Sigmoid(0.5 * A^T . B^T + 2 * c) with A [12, 9], B [10, 12] graph inputs, c [10].
+ModelBuilder gemm_model() {
+  ModelBuilder b;
+  b.input("A", DType::f32, {12, 9});
+  b.input("B", DType::f32, {10, 12});
+  b.initializer("c", ramp({10}, 0.25f));
+  onnx::NodeProto& g = b.node("Gemm", {"A", "B", "c"}, {"g"}, "gemm");
+  ModelBuilder::set_int(g, "transA", 1);
+  ModelBuilder::set_int(g, "transB", 1);
+  set_float(g, "alpha", 0.5f);
+  set_float(g, "beta", 2.0f);
+  b.node("Sigmoid", {"g"}, {"y"}, "act");
+  b.output("y");
+  return b;
+}
+
+class LibraryKernels : public RuntimeTest {
+protected:
+  void SetUp() override {
+    RuntimeTest::SetUp();
+    if (!openblas_available()) GTEST_SKIP() << "built without OpenBLAS";
+  }
+
+  std::string write(const ModelBuilder& b, const std::string& name) {
+    std::string path = (dir_ / (name + ".onnx")).string();
+    std::ofstream(path, std::ios::binary) << b.bytes();
+    return path;
+  }
+
+  HostTensorMap inputs_of(const Session& s) {
+    HostTensorMap m;
+    uint64_t seed = 40;
+    for (const TensorSpec& in : s.inputs())
+      m.emplace(in.name, random_tensor(in.type, seed++));
+    return m;
+  }
+
+  HostTensorMap run(const std::string& path, const std::string& library,
+                    const std::string& strategy = "greedy") {
+    Options o = options();
+    o.library = library;
+    o.strategy = strategy;
+    Session s(path, o);
+    return s.run(inputs_of(s));
+  }
+
+  // Outputs of `library` against the reference interpreter, within the f32 model tolerance.
+  void expect_matches_reference(const std::string& path, const std::string& library) {
+    Options o = options();
+    o.library = library;
+    Session s(path, o);
+    HostTensorMap in = inputs_of(s);
+    HostTensorMap out = s.run(in);
+    TensorMap expected = run_reference(s.graph(), in);
+    for (const auto& [name, t] : out) {
+      Comparison c = compare_rel_l2(t, expected.at(name), model_tolerance(DType::f32));
+      EXPECT_TRUE(c.ok) << library << " " << name << ": " << c.message;
+    }
+  }
+};
+
+TEST_F(LibraryKernels, MatMulOnOpenBlasAndTemplateMatchTheReference) {
+  std::string path = write(matmul_model(), "matmul");
+  expect_matches_reference(path, "always");
+  expect_matches_reference(path, "never");
+}
+
+TEST_F(LibraryKernels, GemmWithTransposesAlphaBetaAndEpilogueMatchesTheReference) {
+  std::string path = write(gemm_model(), "gemm");
+  expect_matches_reference(path, "always");
+  expect_matches_reference(path, "never");
+}
+
+TEST_F(LibraryKernels, StrategiesAreBitwiseEqualWithLibraryKernels) {
+  for (const char* model : {"matmul", "gemm"}) {
+    std::string path = write(std::string(model) == "matmul" ? matmul_model() : gemm_model(), model);
+    HostTensorMap none = run(path, "always", "none");
+    for (const char* strategy : {"type1", "greedy"}) {
+      HostTensorMap other = run(path, "always", strategy);
+      for (const auto& [name, t] : none)
+        EXPECT_TRUE(other.at(name).bitwise_equal(t)) << model << " " << strategy << " " << name;
+    }
+  }
+}
+
+TEST_F(LibraryKernels, ProgramNamesAndLinksTheLibrary) {
+  std::string path = write(matmul_model(), "matmul");
+  Options o = options();
+  o.library = "always";
+  Session s(path, o);
+  int library_steps = 0;
+  for (const StepInfo& step : s.program().steps)
+    library_steps += step.name.find("(openblas sgemm)") != std::string::npos;
+  EXPECT_EQ(library_steps, 3);
+  EXPECT_EQ(s.program().libraries, std::vector<std::string>{"openblas"});
+  EXPECT_NE(s.program().source.find("blas_sgemm_batched("), std::string::npos);
+
+  o.library = "never";
+  Session t(path, o);
+  EXPECT_TRUE(t.program().libraries.empty());
+  EXPECT_EQ(t.program().source.find("blas_sgemm"), std::string::npos);
+}
+
+TEST_F(LibraryKernels, LibraryOperandsStayPhysicalUnderGreedy) {
+  Graph g = import_onnx_bytes(matmul_model().bytes(), ".", "matmul.onnx");
+  canonicalize(g);
+  auto transposed = [&](const std::string& library) {
+    Options o;
+    o.library = library;
+    KernelPlan plan = plan_kernels(g, o);
+    Strategy s = choose_strategy(plan.kg, plan.strategy, AnalyticCostModel());
+    const Value* xt = nullptr;
+    for (const Kernel& k : plan.kg.kernels) {
+      if (!k.anchor || k.anchor->name != "proj") continue;
+      EXPECT_EQ(k.impl,
+                library == "always" ? KernelImpl::openblas_sgemm : KernelImpl::vtc_template);
+      for (const Value* v : library_operands(k))
+        EXPECT_FALSE(s.is_virtual(v)) << v->name;
+      xt = k.anchor->inputs[0];
+    }
+    EXPECT_NE(xt, nullptr);
+    return xt && s.is_virtual(xt);
+  };
+  EXPECT_FALSE(transposed("always")); // OpenBLAS reads the transposed copy
+  EXPECT_TRUE(transposed("never"));   // the template reads x through the Transpose's mapping
+}
+
+TEST_F(LibraryKernels, UnknownLibraryModeIsAnError) {
+  std::string path = write(gemm_model(), "gemm");
+  Options o = options();
+  o.library = "sometimes";
+  try {
+    Session s(path, o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sometimes"), std::string::npos) << e.what();
+  }
+}
+
+} // namespace
+} // namespace vtc

@@ -253,13 +253,6 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
   detail::ConvProblem<C, OutA, InA, WA, Epi> p{out, in, w, epi, s, cin_g, cout_g, khw};
   const int64_t M = cout_g, K = cin_g * khw;
   if (!wref.packs) return gemm_packed<C>(p, s.n * s.groups, M, s.h_out * s.w_out, K);
-  // A few output positions and many channels: vectors along the channels instead.
-  const int64_t N = s.h_out * s.w_out;
-  if (Vec<C>::width > 1 && N <= 12 && M >= 2 * Vec<C>::width) {
-    if (N <= 4) return detail::conv_transposed<C, 4, 4>(p, s, M, N, K, wref);
-    if (N <= 8) return detail::conv_transposed<C, 8, 3>(p, s, M, N, K, wref);
-    return detail::conv_transposed<C, 12, 2>(p, s, M, N, K, wref);
-  }
   // Every batch n uses the same weights: pack the groups once (batch index = group).
   const int64_t tag = ((s.groups * 4099 + M) * 4099 + K) * 64 + GemmTile<C>::MR;
   auto packed = wref.packs->get<C>(wref.key, tag, packed_a_size<GemmTile<C>::MR>(s.groups, M, K), [&](C* dst) {

@@ -368,7 +368,9 @@ Acc Gen::view(const Acc& inner, int rank, const std::vector<std::string>& index,
      << "  template <typename V> void store(const Index<" << rank
      << ">& i, V v) const { in.store(map(i), v); }\n"
      << "  auto ptr(const Index<" << rank << ">& i) const { return in.ptr(map(i)); }\n";
-  if (keeps_last) // a run here is a run of the inner accessor: pass whole runs through
+  // A run here is a run of the inner accessor only when the last index passes through
+  // unchanged (a remapped one, like (i[1] % d), wraps inside the run): then pass runs through.
+  if (keeps_last && !index.empty() && index.back() == "i[" + std::to_string(rank - 1) + "]")
     os << "  template <typename D> void run_load(const Index<" << rank
        << ">& i, int64_t n, D* dst) const requires RunLoader<I, D> {\n"
        << "    vtc::kernels::load_run(in, map(i), n, dst);\n  }\n"

@@ -71,6 +71,27 @@ inline void load_strided_run(const A& a, Index<A::rank> i, int64_t count, int64_
   }
 }
 
+// Input rows first_row .. first_row + rows - 1 of plane (nb, c), columns -pad_left ..
+// -pad_left + wp - 1, into `plane` (row stride wp) with zeros outside the input: what the
+// kernels below read in place of padding checks.
+template <typename C, typename A>
+inline void stage_padded_rows(const A& in, const Conv2dShape& s, int64_t nb, int64_t c,
+                              int64_t first_row, int64_t rows, int64_t wp, C* plane) {
+  const int64_t x_lo = std::clamp<int64_t>(s.pad_left, 0, wp);
+  const int64_t x_hi = std::clamp<int64_t>(s.pad_left + s.w, x_lo, wp);
+  for (int64_t j = 0; j < rows; ++j) {
+    C* row = plane + j * wp;
+    const int64_t hy = first_row + j;
+    if (hy < 0 || hy >= s.h || x_lo >= x_hi) {
+      std::fill(row, row + wp, C(0));
+      continue;
+    }
+    std::fill(row, row + x_lo, C(0));
+    load_run(in, Index<4>{nb, c, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
+    std::fill(row + x_hi, row + wp, C(0));
+  }
+}
+
 template <typename C, typename OutA, typename InA, typename WA, typename Epi> struct ConvProblem {
   const OutA& out;
   const InA& in;
@@ -114,19 +135,7 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
     if (staged.call != call || staged.b != b || staged.ci != ci || staged.y0 != y0 ||
         staged.y1 != y1) {
       const int64_t nb = b / s.groups, c = b % s.groups * cin_g + ci;
-      const int64_t x_lo = std::clamp<int64_t>(s.pad_left, 0, wp);
-      const int64_t x_hi = std::clamp<int64_t>(s.pad_left + s.w, x_lo, wp);
-      for (int64_t j = 0; j < rows; ++j) {
-        C* row = plane + j * wp;
-        const int64_t hy = y0 * s.stride_h - s.pad_top + j;
-        if (hy < 0 || hy >= s.h || x_lo >= x_hi) {
-          std::fill(row, row + wp, C(0));
-          continue;
-        }
-        std::fill(row, row + x_lo, C(0));
-        load_run(in, Index<4>{nb, c, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
-        std::fill(row + x_hi, row + wp, C(0));
-      }
+      stage_padded_rows(in, s, nb, c, y0 * s.stride_h - s.pad_top, rows, wp, plane);
       staged = {call, b, ci, y0, y1};
     }
     int64_t y = y0, x0 = n0 % s.w_out;
@@ -189,56 +198,6 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   }
 };
 
-// The convolution as C^T = B^T . A^T, for output planes of a few positions: the constant
-// weights become the B operand, packed once in panels NR output channels wide, and the
-// micro-kernel's vectors run along the output channels rather than the few positions. Each
-// output is still acc = fma(W, In, acc) over k in order (a product does not depend on the
-// order of its factors), so both forms give the same bits.
-template <typename C, typename P> struct TransposedConv {
-  const P& p;
-  const C* cols; // the im2col input: batch b, (k, n) at (b * K + k) * N + n
-  C* outs;       // the result: batch b, (m, n) at (b * M + m) * N + n
-  int64_t M, N, K;
-  void load_a_row(int64_t b, int64_t n, int64_t k0, int64_t kc, C* dst) const {
-    const C* c = cols + (b * K + k0) * N + n;
-    for (int64_t k = 0; k < kc; ++k)
-      dst[k] = c[k * N];
-  }
-  void load_b_row(int64_t b, int64_t k, int64_t m0, int64_t mc, C* dst) const {
-    for (int64_t m = 0; m < mc; ++m) // weights, element by element: packed once
-      p.load_a_row(b, m0 + m, k, 1, dst + m);
-  }
-  void store_c_row(int64_t b, int64_t n, int64_t m0, int64_t mc, const C* src) const {
-    C* o = outs + (b * M + m0) * N + n;
-    for (int64_t m = 0; m < mc; ++m)
-      o[m * N] = src[m];
-  }
-};
-
-// The transposed form with register tiles of TR positions x NV vectors of channels.
-template <typename C, int TR, int NV, typename P>
-void conv_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, int64_t K,
-                     ConstantRef wref) {
-  constexpr int NR = NV * Vec<C>::width;
-  const int64_t batch = s.n * s.groups;
-  C* cols = scratch<C, 4>(batch * K * N);
-  C* outs = scratch<C, 5>(batch * M * N);
-  const TransposedConv<C, P> t{p, cols, outs, M, N, K};
-  const int64_t tag = (((s.groups * 4099 + M) * 4099 + K) * 64 + NR) * 2 + 1;
-  auto packed = wref.packs->get<C>(wref.key, tag, packed_b_size<NR>(s.groups, K, M),
-                                   [&](C* dst) { pack_b_whole<C, NR>(t, s.groups, K, M, dst); });
-  parallel_chunks(batch * K, 64, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r)
-      p.load_b_row(r / K, r % K, 0, N, cols + r * N);
-  });
-  gemm_packed_tiles<C, TR, NV>(t, batch, N, M, K,
-                               PrepackedOperands<C>{nullptr, 1, packed.get(), s.groups});
-  parallel_chunks(batch * M, 16, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r)
-      p.store_c_row(r / M, r % M, 0, N, outs + r * N);
-  });
-}
-
 } // namespace detail
 
 // The implicit-GEMM convolution (any groups). Constant weights (`wref` given) are packed
@@ -255,9 +214,9 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
   if (!wref.packs) return gemm_packed<C>(p, s.n * s.groups, M, s.h_out * s.w_out, K);
   // Every batch n uses the same weights: pack the groups once (batch index = group).
   const int64_t tag = ((s.groups * 4099 + M) * 4099 + K) * 64 + GemmTile<C>::MR;
-  auto packed = wref.packs->get<C>(wref.key, tag, packed_a_size<GemmTile<C>::MR>(s.groups, M, K), [&](C* dst) {
-    pack_a_whole<C, GemmTile<C>::MR>(p, s.groups, M, K, dst);
-  });
+  auto packed =
+      wref.packs->get<C>(wref.key, tag, packed_a_size<GemmTile<C>::MR>(s.groups, M, K),
+                         [&](C* dst) { pack_a_whole<C, GemmTile<C>::MR>(p, s.groups, M, K, dst); });
   // Batch b of the problem is image b / groups, group b % groups: the packs are per group.
   gemm_packed<C>(p, s.n * s.groups, M, s.h_out * s.w_out, K, packed.get(), s.groups);
 }
@@ -291,19 +250,7 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
         C* acc = scratch<C, 2>(x_end);
         std::fill(plane + hp * wp, plane + hp * wp + kW, C(0));
         // Stage 1: the input plane with zeros around it, and the filter.
-        const int64_t x_lo = std::clamp<int64_t>(s.pad_left, 0, wp);
-        const int64_t x_hi = std::clamp<int64_t>(s.pad_left + s.w, x_lo, wp);
-        for (int64_t y = 0; y < hp; ++y) {
-          C* row = plane + y * wp;
-          const int64_t hy = y - s.pad_top;
-          if (hy < 0 || hy >= s.h || x_lo >= x_hi) {
-            std::fill(row, row + wp, C(0));
-            continue;
-          }
-          std::fill(row, row + x_lo, C(0));
-          load_run(in, Index<4>{nb, ci, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
-          std::fill(row + x_hi, row + wp, C(0));
-        }
+        detail::stage_padded_rows(in, s, nb, ci, -s.pad_top, hp, wp, plane);
         for (int64_t r = 0; r < s.kh; ++r)
           load_run(w, Index<4>{co, 0, r, 0}, s.kw, wv + r * s.kw);
         // A column stride is undone by splitting the plane into its stride phases: input
@@ -366,8 +313,8 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
 
 // conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise.
 template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
-void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
-            const Epi& epi = {}, ConstantRef wref = {}) {
+void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s, const Epi& epi = {},
+            ConstantRef wref = {}) {
   if (s.c_in / s.groups == 1 && s.groups > 1)
     depthwise_conv2d(out, in, w, s, epi);
   else

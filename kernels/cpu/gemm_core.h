@@ -150,32 +150,11 @@ void pack_a_whole(const Problem& p, int64_t batch, int64_t M, int64_t K, C* dst)
   });
 }
 
-// B packed whole, in panels of NR columns: for batch b, panel j (columns j*NR .. j*NR+NR-1,
-// zero past N) holds element (k, c) at ((b * panels + j) * K + k) * NR + c.
-template <int NR> inline int64_t packed_b_size(int64_t batch, int64_t K, int64_t N) {
-  return batch * ((N + NR - 1) / NR) * K * NR;
-}
-
-template <typename C, int NR, typename Problem>
-void pack_b_whole(const Problem& p, int64_t batch, int64_t K, int64_t N, C* dst) {
-  const int64_t panels = (N + NR - 1) / NR;
-  parallel_for(batch * panels, [&](int64_t t) {
-    C* d = dst + t * K * NR;
-    const int64_t b = t / panels, n0 = t % panels * NR, nc = std::min<int64_t>(NR, N - n0);
-    for (int64_t k = 0; k < K; ++k) {
-      p.load_b_row(b, k, n0, nc, d + k * NR);
-      std::fill(d + k * NR + nc, d + (k + 1) * NR, C(0));
-    }
-  });
-}
-
-// Operands packed ahead of the call (constant weights): the layouts above, batch b using the
-// panels of batch b % a_batches (b_batches). Null: packed by the engine.
+// A packed ahead of the call (constant weights): the layout above, batch b using the panels
+// of batch b % a_batches. Null: packed by the engine.
 template <typename C> struct PrepackedOperands {
   const C* a = nullptr;
   int64_t a_batches = 1;
-  const C* b = nullptr;
-  int64_t b_batches = 1;
 };
 
 // The engine with register tiles of MR rows x NV vectors.
@@ -185,7 +164,7 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
   constexpr int NR = NV * Vec<C>::width;
   const GemmBlocks bl = gemm_blocks<C, MR, NR>(batch, M, N, K, max_threads());
   const int64_t tm = (M + bl.mc - 1) / bl.mc, tn = (N + bl.nc - 1) / bl.nc;
-  const int64_t a_panels = (M + MR - 1) / MR, b_panels = (N + NR - 1) / NR;
+  const int64_t a_panels = (M + MR - 1) / MR;
   // Without packed A, a thread that runs several column blocks of one row block packs its A
   // panels once, for every k, when they fit in 4 MB (conv weights are packed from short
   // runs: costly).
@@ -211,29 +190,23 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
         C* a_buf = pre.a ? nullptr : scratch<C, 0>(pm * MR * (keep_a ? K : bl.kc));
         const C* a_base = pre.a ? pre.a + (b % pre.a_batches * a_panels + m0 / MR) * K * MR : a_buf;
         const int64_t a_panel = (whole_k ? K : bl.kc) * MR, a_k = whole_k ? MR : 0;
-        // The B panels likewise: panel j of k block k0 at b_base + j * b_panel + k0 * b_k.
-        C* b_buf = pre.b ? nullptr : scratch<C, 1>(pn * NR * bl.kc);
-        const C* b_base = pre.b ? pre.b + (b % pre.b_batches * b_panels + n0 / NR) * K * NR : b_buf;
-        const int64_t b_k = pre.b ? NR : 0;
+        C* bp = scratch<C, 1>(pn * NR * bl.kc);
         C* cb = scratch<C, 2>(pm * MR * ldc);
         C* row = scratch<C, 3>(std::max(bl.kc, pn * NR));
         if (K == 0) std::fill(cb, cb + pm * MR * ldc, C(0));
         for (int64_t k0 = 0; k0 < K; k0 += bl.kc) {
           const int64_t kc = std::min(bl.kc, K - k0);
-          const int64_t b_panel = pre.b ? K * NR : kc * NR;
           // Pack B: panel j is kc x NR, k-major; one row of the block is loaded at a time
           // (one call of the Problem per row: its index arithmetic is per run, not per panel).
-          if (b_buf) {
-            std::fill(row + nc, row + pn * NR, C(0));
-            for (int64_t k = 0; k < kc; ++k) {
-              if constexpr (requires { p.prefetch_b_row(b, k, n0, nc); }) {
-                if (n0 + bl.nc < N) // the same row of the next column block
-                  p.prefetch_b_row(b, k0 + k, n0 + bl.nc, std::min(bl.nc, N - n0 - bl.nc));
-              }
-              p.load_b_row(b, k0 + k, n0, nc, row);
-              for (int64_t j = 0; j < pn; ++j)
-                std::copy(row + j * NR, row + (j + 1) * NR, b_buf + (j * kc + k) * NR);
+          std::fill(row + nc, row + pn * NR, C(0));
+          for (int64_t k = 0; k < kc; ++k) {
+            if constexpr (requires { p.prefetch_b_row(b, k, n0, nc); }) {
+              if (n0 + bl.nc < N) // the same row of the next column block
+                p.prefetch_b_row(b, k0 + k, n0 + bl.nc, std::min(bl.nc, N - n0 - bl.nc));
             }
+            p.load_b_row(b, k0 + k, n0, nc, row);
+            for (int64_t j = 0; j < pn; ++j)
+              std::copy(row + j * NR, row + (j + 1) * NR, bp + (j * kc + k) * NR);
           }
           for (int64_t i = 0; i < pm && a_buf && !have_a; ++i) { // pack A: panel i, k-major
             C* dst = a_buf + i * a_panel + k0 * a_k;
@@ -251,9 +224,8 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
           }
           for (int64_t j = 0; j < pn; ++j)
             for (int64_t i = 0; i < pm; ++i)
-              micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k,
-                                      b_base + j * b_panel + k0 * b_k, cb + i * MR * ldc + j * NR,
-                                      ldc, k0 > 0);
+              micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, bp + j * kc * NR,
+                                      cb + i * MR * ldc + j * NR, ldc, k0 > 0);
         }
         if (keep_a) packed_here = {call, b, m0};
         for (int64_t m = 0; m < mc; ++m)
@@ -270,7 +242,7 @@ void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t 
                  const C* packed_a = nullptr, int64_t a_batches = 0) {
   if (batch <= 0 || M <= 0 || N <= 0) return;
   constexpr int MR = GemmTile<C>::MR;
-  const PrepackedOperands<C> pre{packed_a, a_batches > 0 ? a_batches : batch, nullptr, 1};
+  const PrepackedOperands<C> pre{packed_a, a_batches > 0 ? a_batches : batch};
   if (N <= Vec<C>::width && Vec<C>::width > 1)
     gemm_packed_tiles<C, MR, 1>(p, batch, M, N, K, pre);
   else

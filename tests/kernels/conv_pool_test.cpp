@@ -2,9 +2,8 @@
 // dense convolutions with strides, dilations and asymmetric pads, bias as an epilogue;
 // max / average pooling with and without count_include_pad, ceil-mode output sizes, global
 // pooling. Every kernel also runs on permuted (NHWC storage), split and computed accessors
-// and must give the dense result bit for bit; so must constant weights packed once (the
-// transposed form for small output planes included); the direct depthwise kernel must equal
-// the implicit GEMM bit for bit.
+// and must give the dense result bit for bit; so must constant weights packed once; the
+// direct depthwise kernel must equal the implicit GEMM bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -104,14 +103,13 @@ template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
     expect_bitwise(sy, dense, what + ": NHWC input, permuted weight, split output");
   }
   {
-    // Weights packed once per program (both the direct and, for small planes, the
-    // transposed form), used twice: the same bits as packing on every call.
+    // Weights packed once per program, used twice: the same bits as packing on every call.
     ConstantPacks packs;
     for (int run = 0; run < 2; ++run) {
       Tensor<T, 4> packed(ys);
       conv2d(packed.acc(), x.acc(), w.acc(), s, epi, ConstantRef{&packs, &w});
-      expect_bitwise(packed, dense, what + ": constant weights packed once, run " +
-                                        std::to_string(run));
+      expect_bitwise(packed, dense,
+                     what + ": constant weights packed once, run " + std::to_string(run));
     }
   }
   if (cin_g == 1) {
@@ -137,9 +135,9 @@ std::vector<ConvCase> conv_cases() {
       {1, 40, 12, 12, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // K = 360 > one block
       {1, 3, 9, 70, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},    // depthwise, wide rows
       {1, 2, 7, 150, 2, 3, 3, 2, 1, 2, 1, 2, 1, 1, 1, 1},   // depthwise, wide, stride 2
-      {1, 24, 4, 4, 64, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1},   // 2x2 plane: transposed form
+      {1, 24, 4, 4, 64, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1},   // 2x2 plane
       {2, 16, 3, 3, 96, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1},   // 3x3 plane, groups, batch 2
-      {1, 40, 4, 3, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},   // 12 positions, 12-row tiles
+      {1, 40, 4, 3, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},   // 12 positions
       {1, 300, 1, 1, 48, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // one position, K = 300
   };
 }

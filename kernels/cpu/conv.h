@@ -187,6 +187,39 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
       prefetch_run(in, Index<4>{nb, ci, hy, x}, std::min(s.w - x, s.w_out * s.stride_w));
     }
   }
+  // The kh * kw B rows of channel ci (k = (ci, r, q)) over every output position, as
+  // put(k, row) with row[p] for p < h_out * w_out: the channel's padded input plane is staged
+  // once and each row cut from it.
+  template <typename Put> void rows_of_channel(int64_t b, int64_t ci, Put&& put) const {
+    const int64_t hp = (s.h_out - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
+    const int64_t wp = (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
+    C* plane = scratch<C, 9>(hp * wp);
+    C* row = scratch<C, 11>(s.h_out * s.w_out);
+    stage_padded_rows(in, s, b / s.groups, b % s.groups * cin_g + ci, -s.pad_top, hp, wp, plane);
+    for (int64_t r = 0; r < s.kh; ++r)
+      for (int64_t q = 0; q < s.kw; ++q) {
+        for (int64_t y = 0; y < s.h_out; ++y) {
+          const C* src = plane + (y * s.stride_h + r * s.dil_h) * wp + q * s.dil_w;
+          C* d = row + y * s.w_out;
+          if (s.stride_w == 1) {
+            std::copy(src, src + s.w_out, d);
+          } else if (s.stride_w == 2) {
+            for (int64_t x = 0; x < s.w_out; ++x)
+              d[x] = src[2 * x];
+          } else {
+            for (int64_t x = 0; x < s.w_out; ++x)
+              d[x] = src[x * s.stride_w];
+          }
+        }
+        put((ci * s.kh + r) * s.kw + q, std::as_const(row));
+      }
+  }
+  // B packed whole by channels (gemm_core.h): rows k0 .. k1 - 1 are whole channels.
+  int64_t b_row_group() const { return khw; }
+  template <typename Put> void for_each_b_row(int64_t b, int64_t k0, int64_t k1, Put&& put) const {
+    for (int64_t ci = k0 / khw; ci < (k1 + khw - 1) / khw; ++ci)
+      rows_of_channel(b, ci, put);
+  }
   void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const {
     const int64_t nb = b / s.groups, co = b % s.groups * cout_g + m;
     int64_t y = n0 / s.w_out, x0 = n0 % s.w_out;
@@ -197,6 +230,82 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
     }
   }
 };
+
+// The implicit GEMM transposed, C^T = B^T . A^T, for output planes smaller than a vector:
+// rows are output positions and the vectors run over output channels. Each C element is still
+// acc = fma(., ., acc) over k in order with the same two factors (fma is commutative in
+// them), so the bits are those of the direct orientation. The conv packs both operands ahead
+// (A^T from rows_of_channel, B^T from the weights); the row loaders are the slow general
+// fallback the engine never needs then.
+template <typename C, typename P> struct TransposedConvProblem {
+  const P& p;
+  void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const {
+    for (int64_t k = 0; k < kc; ++k)
+      p.load_b_row(b, k0 + k, m, 1, dst + k);
+  }
+  void load_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const {
+    for (int64_t c = 0; c < nc; ++c)
+      p.load_a_row(b, n0 + c, k, 1, dst + c);
+  }
+  void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const {
+    for (int64_t c = 0; c < nc; ++c)
+      p.store_c_row(b, n0 + c, m, 1, src + c);
+  }
+  // A block of C^T is stored a channel at a time: one run over the output positions each.
+  void store_c_block(int64_t b, int64_t m0, int64_t mc, int64_t n0, int64_t nc, const C* src,
+                     int64_t ldc) const {
+    C* column = scratch<C, 5>(mc);
+    for (int64_t c = 0; c < nc; ++c) {
+      for (int64_t m = 0; m < mc; ++m)
+        column[m] = src[m * ldc + c];
+      p.store_c_row(b, n0 + c, m0, mc, column);
+    }
+  }
+};
+
+// The register tile of the transposed GEMM: a few output positions by four vectors of
+// output channels.
+inline constexpr int kTransposedMR = 4, kTransposedNV = 4;
+
+// The transposed convolution of a problem with constant weights (packed once, transposed).
+template <typename C, typename P>
+void conv2d_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, int64_t K,
+                       ConstantRef wref) {
+  constexpr int MR = kTransposedMR, NR = kTransposedNV * Vec<C>::width;
+  const int64_t batch = s.n * s.groups;
+  // B^T: the weights of group g as panels of NR output channels, k-major.
+  const int64_t w_panels = (M + NR - 1) / NR;
+  const int64_t tag = -(((s.groups * 4099 + M) * 4099 + K) * 64 + NR);
+  auto wt = wref.packs->get<C>(wref.key, tag, packed_b_size<NR>(s.groups, M, K), [&](C* dst) {
+    parallel_for(s.groups * w_panels, [&](int64_t t) {
+      const int64_t g = t / w_panels, j = t % w_panels;
+      C* d = dst + t * K * NR;
+      C* row = scratch<C, 3>(K);
+      for (int64_t c = 0; c < NR; ++c) {
+        const int64_t co = j * NR + c;
+        if (co < M) p.load_a_row(g, co, 0, K, row);
+        for (int64_t k = 0; k < K; ++k)
+          d[k * NR + c] = co < M ? row[k] : C(0);
+      }
+    });
+  });
+  // A^T: the im2col columns of every output position as panels of MR positions, k-major.
+  const int64_t panels = (N + MR - 1) / MR;
+  C* at = scratch<C, 10>(packed_a_size<MR>(batch, N, K));
+  parallel_for(batch * p.cin_g, [&](int64_t t) {
+    const int64_t b = t / p.cin_g, ci = t % p.cin_g;
+    C* base = at + b * panels * K * MR;
+    p.rows_of_channel(b, ci, [&](int64_t k, const C* row) {
+      for (int64_t pos = 0; pos < N; ++pos)
+        base[(pos / MR * K + k) * MR + pos % MR] = row[pos];
+    });
+    for (int64_t k = ci * p.khw; k < (ci + 1) * p.khw; ++k)
+      for (int64_t pos = N; pos < panels * MR; ++pos)
+        base[(pos / MR * K + k) * MR + pos % MR] = C(0);
+  });
+  const PrepackedOperands<C> pre{at, batch, wt.get(), s.groups};
+  gemm_packed_tiles<C, MR, kTransposedNV>(TransposedConvProblem<C, P>{p}, batch, N, M, K, pre);
+}
 
 } // namespace detail
 
@@ -212,6 +321,9 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
   detail::ConvProblem<C, OutA, InA, WA, Epi> p{out, in, w, epi, s, cin_g, cout_g, khw};
   const int64_t M = cout_g, K = cin_g * khw;
   if (!wref.packs) return gemm_packed<C>(p, s.n * s.groups, M, s.h_out * s.w_out, K);
+  // Output planes smaller than a vector: the vectors run over output channels instead.
+  if (s.h_out * s.w_out < Vec<C>::width && s.h_out * s.w_out > 0 && K > 0)
+    return detail::conv2d_transposed<C>(p, s, M, s.h_out * s.w_out, K, wref);
   // Every batch n uses the same weights: pack the groups once (batch index = group).
   const int64_t tag = ((s.groups * 4099 + M) * 4099 + K) * 64 + GemmTile<C>::MR;
   auto packed =

@@ -17,6 +17,13 @@
 //   void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const;
 // and optionally, to have the cache fetch B ahead of its packing:
 //   void prefetch_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc) const;
+// and, to pack all of B at once a whole row at a time, in any order (rows k0 .. k1 - 1, k0
+// and k1 multiples of b_row_group() or K; put(k, row) with the N values of row k):
+//   int64_t b_row_group() const;
+//   void for_each_b_row(int64_t b, int64_t k0, int64_t k1, Put&& put) const;
+// and, to store a whole block of C at once (rows m0.., columns n0.., row stride ldc):
+//   void store_c_block(int64_t b, int64_t m0, int64_t mc, int64_t n0, int64_t nc,
+//                      const C* src, int64_t ldc) const;
 #pragma once
 
 #include <algorithm>
@@ -114,6 +121,17 @@ inline GemmBlocks gemm_blocks(int64_t batch, int64_t M, int64_t N, int64_t K, in
     else
       break;
   }
+  // A few tasks that do not divide among the threads leave some idle at the end: cut M into
+  // a number of blocks that makes them divide, when one a little larger does.
+  const int64_t per_block = batch * ((N + nc - 1) / nc);
+  if (tasks() % threads != 0 && tasks() < 8 * threads)
+    for (int64_t blocks = (M + mc - 1) / mc + 1; blocks <= (M + mc - 1) / mc + threads; ++blocks) {
+      const int64_t m = round_up((M + blocks - 1) / blocks, MR);
+      if (m >= MR && (M + m - 1) / m * per_block % threads == 0) {
+        mc = m;
+        break;
+      }
+    }
   return {mc, nc, kc};
 }
 
@@ -150,11 +168,20 @@ void pack_a_whole(const Problem& p, int64_t batch, int64_t M, int64_t K, C* dst)
   });
 }
 
-// A packed ahead of the call (constant weights): the layout above, batch b using the panels
-// of batch b % a_batches. Null: packed by the engine.
+// B packed whole, in panels of NR columns: for batch b, panel j (columns j*NR .. j*NR+NR-1,
+// zero past N) holds element (k, c) at ((b * panels + j) * K + k) * NR + c.
+template <int NR> inline int64_t packed_b_size(int64_t batch, int64_t N, int64_t K) {
+  return batch * ((N + NR - 1) / NR) * K * NR;
+}
+
+// Operands packed ahead of the call (constant weights, or B shared by every row block): the
+// layouts above, batch b using the panels of batch b % a_batches (b % b_batches). Null:
+// packed by the engine.
 template <typename C> struct PrepackedOperands {
   const C* a = nullptr;
   int64_t a_batches = 1;
+  const C* b = nullptr;
+  int64_t b_batches = 1;
 };
 
 // The engine with register tiles of MR rows x NV vectors.
@@ -171,6 +198,51 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
   const uint64_t call = next_gemm_call();
   const bool keep_a =
       !pre.a && (bl.mc + MR - 1) / MR * MR * K * int64_t(sizeof(C)) <= (int64_t(4) << 20);
+  // Several row blocks would each pack the same B panels: when B is small, pack it whole once
+  // instead, spread over the threads by rows (panel J of batch b holds element (k, c) at
+  // ((b * b_panels + J) * K + k) * NR + c).
+  const int64_t b_panels = (N + NR - 1) / NR;
+  const bool shared_b =
+      pre.b || (tm > 1 && K > 0 &&
+                packed_b_size<NR>(batch, N, K) * int64_t(sizeof(C)) <= (int64_t(2) << 20));
+  const C* b_whole = pre.b;
+  const int64_t b_batches = pre.b ? pre.b_batches : batch;
+  if (shared_b && !pre.b) {
+    C* dst = scratch<C, 8>(batch * b_panels * K * NR);
+    constexpr bool by_rows = requires {
+      p.for_each_b_row(int64_t(0), int64_t(0), int64_t(0), [](int64_t, const C*) {});
+    };
+    int64_t group = 1;
+    if constexpr (by_rows) group = p.b_row_group();
+    const int64_t groups = (K + group - 1) / group;
+    const int64_t chunks = std::min<int64_t>(groups, 4 * int64_t(max_threads())),
+                  rows = (groups + chunks - 1) / chunks * group;
+    parallel_for(batch * chunks, [&](int64_t t) {
+      const int64_t b = t / chunks, k0 = t % chunks * rows, k1 = std::min(K, k0 + rows);
+      C* base = dst + b * b_panels * K * NR;
+      // Row k into the panels: whole panels copied, the last one's columns past N zero.
+      auto put = [&](int64_t k, const C* row) {
+        const int64_t full = N / NR;
+        for (int64_t j = 0; j < full; ++j)
+          std::copy(row + j * NR, row + (j + 1) * NR, base + (j * K + k) * NR);
+        if (full < b_panels) {
+          C* d = base + (full * K + k) * NR;
+          std::copy(row + full * NR, row + N, d);
+          std::fill(d + (N - full * NR), d + NR, C(0));
+        }
+      };
+      if constexpr (by_rows) {
+        p.for_each_b_row(b, k0, k1, put);
+      } else {
+        C* row = scratch<C, 3>(N);
+        for (int64_t k = k0; k < k1; ++k) {
+          p.load_b_row(b, k, 0, N, row);
+          put(k, row);
+        }
+      }
+    });
+    b_whole = dst;
+  }
   parallel_for(
       batch * tm * tn,
       [&](int64_t t) {
@@ -199,7 +271,7 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
           // Pack B: panel j is kc x NR, k-major; one row of the block is loaded at a time
           // (one call of the Problem per row: its index arithmetic is per run, not per panel).
           std::fill(row + nc, row + pn * NR, C(0));
-          for (int64_t k = 0; k < kc; ++k) {
+          for (int64_t k = 0; k < kc && !shared_b; ++k) {
             if constexpr (requires { p.prefetch_b_row(b, k, n0, nc); }) {
               if (n0 + bl.nc < N) // the same row of the next column block
                 p.prefetch_b_row(b, k0 + k, n0 + bl.nc, std::min(bl.nc, N - n0 - bl.nc));
@@ -222,14 +294,22 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
               }
             }
           }
-          for (int64_t j = 0; j < pn; ++j)
+          for (int64_t j = 0; j < pn; ++j) {
+            const C* b_panel =
+                shared_b ? b_whole + ((b % b_batches * b_panels + n0 / NR + j) * K + k0) * NR
+                         : bp + j * kc * NR;
             for (int64_t i = 0; i < pm; ++i)
-              micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, bp + j * kc * NR,
+              micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, b_panel,
                                       cb + i * MR * ldc + j * NR, ldc, k0 > 0);
+          }
         }
         if (keep_a) packed_here = {call, b, m0};
-        for (int64_t m = 0; m < mc; ++m)
-          p.store_c_row(b, m0 + m, n0, nc, cb + m * ldc);
+        if constexpr (requires { p.store_c_block(b, m0, mc, n0, nc, cb, ldc); }) {
+          p.store_c_block(b, m0, mc, n0, nc, cb, ldc);
+        } else {
+          for (int64_t m = 0; m < mc; ++m)
+            p.store_c_row(b, m0 + m, n0, nc, cb + m * ldc);
+        }
       },
       true);
 }

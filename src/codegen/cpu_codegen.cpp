@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "codegen/elementwise_expr.h"
+#include "codegen/flat_plane.h"
 #include "codegen/library_gemm.h"
 #include "mapping/contiguity.h"
 #include "mapping/emit.h"
@@ -118,13 +119,34 @@ public:
 
   std::string fresh(const char* prefix) { return prefix + std::to_string(counter_++); }
 
-  // The accessor of a value as stored: physical (identity mapping) or virtual.
-  Acc stored(const Value* v) {
+  // While set to [h, w], the kernel being generated runs over its image planes flattened to
+  // one row (flat_plane.h): values spanning the plane are read and written as [.., 1, h*w].
+  std::optional<std::pair<int64_t, int64_t>> flat_plane;
+
+  // The mapping of a value as stored: the identity on its buffer, or its virtual mapping.
+  Mapping storage_mapping(const Value* v) const {
     auto it = storage_.virtual_values.find(v);
-    if (it != storage_.virtual_values.end()) return mapped(it->second, v->type.dtype);
+    if (it != storage_.virtual_values.end()) return it->second;
     VTC_CHECK(storage_.buffer_of.count(v)) << "value '" << v->name << "' has no storage";
-    return mapped(identity_mapping(value_base(v)), v->type.dtype);
+    return identity_mapping(value_base(v));
   }
+
+  // Its mapping seen over the flattened plane; nullopt when that is not worth it or possible.
+  std::optional<Mapping> flat_mapping(const Value* v) const {
+    return flatten_plane(storage_mapping(v), value_base(v), int64_t(dtype_size(v->type.dtype)));
+  }
+
+  // The accessor of a value as stored (over the flattened plane while one is set).
+  Acc stored(const Value* v) {
+    if (flat_plane &&
+        plane_use(v->type.shape, flat_plane->first, flat_plane->second) == PlaneUse::spans) {
+      auto m = flat_mapping(v);
+      VTC_CHECK(m) << "value '" << v->name << "' cannot be read as a flattened plane";
+      return mapped(*m, v->type.dtype);
+    }
+    return stored_as_is(v);
+  }
+  Acc stored_as_is(const Value* v) { return mapped(storage_mapping(v), v->type.dtype); }
 
   // The accessor a kernel reads a value through: computed when produced inside the kernel.
   Acc value(const Value* v) {
@@ -185,7 +207,7 @@ Acc Gen::mapped(const Mapping& m, DType dtype) {
     VTC_CHECK(v) << "mapping base '" << b->name << "' is not a graph value";
     std::string mname;
     if (storage_.virtual_values.count(v)) {
-      Acc a = stored(v);
+      Acc a = stored_as_is(v); // a nested base, indexed in its own coordinates
       mname = "a" + std::to_string(member.size());
       members += "  " + a.type + " " + mname + ";\n";
       inits += (inits.empty() ? "" : ", ") + a.init;
@@ -556,9 +578,16 @@ private:
   std::string elementwise() {
     std::string s;
     for (const Value* o : k_.outputs) {
+      // Over the planes flattened to one row when every operand allows it.
+      const Shape& shape = o->type.shape;
+      const size_t r = shape.size();
+      std::optional<FlatPlaneScope> flat;
+      if (r >= 2 && plane_flattens(shape[r - 2], shape[r - 1], 0))
+        flat.emplace(g_, shape[r - 2], shape[r - 1]);
       Acc in = g_.computed(o);
       Acc out = g_.stored(o);
-      s += "  copy(" + out.init + ", " + shape_array(o->type.shape) + ", " + in.init + ");\n";
+      s += "  copy(" + out.init + ", " + shape_array(flat ? flat_plane_shape(shape) : shape) +
+           ", " + in.init + ");\n";
     }
     return s;
   }
@@ -643,6 +672,44 @@ private:
            g_.stored(form->out).init + ");\n";
   }
 
+  // Sets the generator's flattened plane for the life of the scope.
+  struct FlatPlaneScope {
+    Gen& g;
+    FlatPlaneScope(Gen& gen, int64_t h, int64_t w) : g(gen) { g.flat_plane = std::pair{h, w}; }
+    ~FlatPlaneScope() { g.flat_plane.reset(); }
+  };
+
+  // Whether the kernel can run over its result planes [h, w] flattened to one row: every
+  // value its nodes read or write spans the plane or is constant over it (the anchor's inputs
+  // from `anchor_own` on, weights and bias, and normalisation parameters aside), and every one
+  // in memory can be composed with the flattening and keeps its planes contiguous.
+  bool plane_flattens(int64_t h, int64_t w, size_t anchor_own) const {
+    if (h <= 1) return false;
+    std::set<const Value*> outputs(k_.outputs.begin(), k_.outputs.end());
+    auto fits = [&](const Value* v) {
+      switch (plane_use(v->type.shape, h, w)) {
+      case PlaneUse::constant:
+        return true;
+      case PlaneUse::partial:
+        return false;
+      case PlaneUse::spans:
+        return (g_.inside.count(v) && !outputs.count(v)) || g_.flat_mapping(v).has_value();
+      }
+      return false;
+    };
+    for (const Node* n : k_.nodes) {
+      for (size_t k = 0; k < n->inputs.size(); ++k) {
+        const Value* in = n->inputs[k];
+        if (!in || (n == k_.anchor && k >= anchor_own) || (n->op == "BatchNormalization" && k > 0))
+          continue;
+        if (!fits(in)) return false;
+      }
+      for (const Value* o : n->outputs)
+        if (o && !fits(o)) return false;
+    }
+    return true;
+  }
+
   std::optional<std::string> conv(const Node& n) {
     const Shape& sx = n.inputs[0]->type.shape;
     const Shape& sw = n.inputs[1]->type.shape;
@@ -650,9 +717,16 @@ private:
     if (sx.size() != 4) return std::nullopt;
     auto st = n.attr_ints("strides", {1, 1}), dil = n.attr_ints("dilations", {1, 1});
     auto pads = window_pads(n, sx, so, {sw[2], sw[3]}, st, dil);
+    // A pointwise convolution runs over its planes flattened to one row when it can.
+    const bool pointwise = sw[2] == 1 && sw[3] == 1 && st == std::vector<int64_t>{1, 1} &&
+                           pads == std::array<int64_t, 4>{0, 0, 0, 0};
+    std::optional<FlatPlaneScope> flat;
+    if (pointwise && plane_flattens(so[2], so[3], 1)) flat.emplace(g_, so[2], so[3]);
+    const int64_t h = flat ? 1 : sx[2], w = flat ? sx[2] * sx[3] : sx[3];
+    const int64_t ho = flat ? 1 : so[2], wo = flat ? so[2] * so[3] : so[3];
     std::ostringstream shape;
-    shape << "Conv2dShape{" << sx[0] << ", " << sx[1] << ", " << sx[2] << ", " << sx[3] << ", "
-          << so[1] << ", " << so[2] << ", " << so[3] << ", " << sw[2] << ", " << sw[3] << ", "
+    shape << "Conv2dShape{" << sx[0] << ", " << sx[1] << ", " << h << ", " << w << ", " << so[1]
+          << ", " << ho << ", " << wo << ", " << sw[2] << ", " << sw[3] << ", "
           << n.attr_int("group", 1) << ", " << st[0] << ", " << st[1] << ", " << dil[0] << ", "
           << dil[1] << ", " << pads[0] << ", " << pads[1] << "}";
     std::string post = "v";
@@ -908,9 +982,18 @@ std::string generate_copy(const Node& n, const StorageMap& storage, std::string&
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     const Value* out = n.outputs[k];
     if (!out || !r.mappings[k]) continue;
-    Acc in = g.mapped(*r.mappings[k], out->type.dtype);
-    s += "  copy(" + g.stored(out).init + ", " + shape_array(out->type.shape) + ", " + in.init +
-         ");\n";
+    // Over the planes flattened to one row when both sides keep them contiguous.
+    const Shape& shape = out->type.shape;
+    const size_t rank = shape.size();
+    std::optional<Mapping> flat_in;
+    if (rank >= 2 && shape[rank - 2] > 1 && g.flat_mapping(out))
+      flat_in =
+          flatten_plane(*r.mappings[k], value_base(out), int64_t(dtype_size(out->type.dtype)));
+    if (flat_in) g.flat_plane = std::pair{shape[rank - 2], shape[rank - 1]};
+    Acc in = g.mapped(flat_in ? *flat_in : *r.mappings[k], out->type.dtype);
+    s += "  copy(" + g.stored(out).init + ", " +
+         shape_array(flat_in ? flat_plane_shape(shape) : shape) + ", " + in.init + ");\n";
+    g.flat_plane.reset();
   }
   return s;
 }

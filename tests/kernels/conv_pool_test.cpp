@@ -111,6 +111,16 @@ template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
       expect_bitwise(packed, dense,
                      what + ": constant weights packed once, run " + std::to_string(run));
     }
+    // Packed once, through accessors that are not dense (the transposed kernel of small
+    // planes reads and writes through them differently).
+    ConstantPacks other_packs;
+    PermutedAccessor<T, 4, true> px(xs, {0, 2, 3, 1});
+    PermutedAccessor<T, 4, false> pw(ws, {3, 2, 1, 0});
+    SplitAccessor<T, 4, 4> sy(ys);
+    fill_from(px, x);
+    fill_from(pw, w);
+    conv2d(sy, px, pw, s, epi, ConstantRef{&other_packs, &pw});
+    expect_bitwise(sy, dense, what + ": packed once, NHWC input, permuted weight, split output");
   }
   if (cin_g == 1) {
     Tensor<T, 4> direct(ys), gemm(ys);

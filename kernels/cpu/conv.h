@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "constant_packs.h"
 #include "gemm_core.h"
@@ -335,90 +336,101 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
 
 // The direct depthwise convolution: every output channel reads one input channel
 // (c_in / groups == 1; c_out / groups output channels per input channel).
+//
+// The padded input plane is split into its stride phases (phase (a, b) holds the input rows
+// y*sh + a and columns x*sw + b), so that every filter tap reads its phase at a fixed offset
+// from output position (y, x) = j / wq, j % wq: the whole output plane, at the phases' row
+// pitch wq, is one flat run j of vectors whatever the plane's width, with a few columns past
+// w_out computed and dropped. Each output is acc = 0; acc = fma(w[r][q], in, acc) over the
+// taps (r, q) in order, as in the implicit GEMM.
 template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
 void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
                       const Epi& epi = {}) {
   using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
                                    std::is_same_v<compute_t<WA>, double>,
                                double, float>;
+  using V = Vec<C>;
+  constexpr int64_t kW = V::width, kBlock = 4 * kW;
   const int64_t cout_g = s.c_out / s.groups;
-  // The padded plane covers every input position any output reads.
-  const int64_t hp = (s.h_out - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
-  const int64_t wp = (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
   if (s.n <= 0 || s.c_out <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
+  const int64_t sh = s.stride_h, sw = s.stride_w;
+  // The padded plane covers every input position any output reads; the phases are hq x wq.
+  const int64_t hp = (s.h_out - 1) * sh + (s.kh - 1) * s.dil_h + 1;
+  const int64_t wp = (s.w_out - 1) * sw + (s.kw - 1) * s.dil_w + 1;
+  const int64_t hq = (hp + sh - 1) / sh, wq = (wp + sw - 1) / sw, phase = hq * wq;
+  const int64_t flat = (s.h_out * wq + kW - 1) / kW * kW; // outputs computed, whole vectors
+  // Offset of tap (r, q) in the phases, for output j = 0.
+  std::vector<int64_t> taps(size_t(s.kh * s.kw));
+  for (int64_t r = 0; r < s.kh; ++r)
+    for (int64_t q = 0; q < s.kw; ++q) {
+      const int64_t dy = r * s.dil_h, dx = q * s.dil_w;
+      taps[size_t(r * s.kw + q)] = (dy % sh * sw + dx % sw) * phase + dy / sh * wq + dx / sw;
+    }
+  // Reads run up to the last tap's offset plus `flat`: the phases get that much slack.
+  const int64_t reach = *std::max_element(taps.begin(), taps.end()) + flat;
+  const int64_t phases_size = std::max(sh * sw * phase, reach);
   parallel_for(
       s.n * s.c_out,
       [&](int64_t t) {
         const int64_t nb = t / s.c_out, co = t % s.c_out, ci = co / cout_g;
-        // Whole vectors of the output row are computed (lanes past w_out are dropped): the
-        // accumulator row is rounded up to a vector and the planes have a vector of slack.
-        using V = Vec<C>;
-        constexpr int64_t kW = V::width, kBlock = 4 * kW;
-        const int64_t x_end = (s.w_out + kW - 1) / kW * kW, sw = s.stride_w;
-        const int64_t wq = (wp + sw - 1) / sw; // columns of one stride phase
-        C* plane = scratch<C, 0>(hp * wp + kW);
-        C* phases = sw == 1 ? plane : scratch<C, 3>(sw * hp * wq + kW);
+        // Without strides the padded plane is the one phase.
+        const bool one_phase = sh * sw == 1;
+        C* plane = scratch<C, 0>(one_phase ? phases_size : hp * wp);
+        C* phases = one_phase ? plane : scratch<C, 3>(phases_size);
         C* wv = scratch<C, 1>(s.kh * s.kw);
-        C* acc = scratch<C, 2>(x_end);
-        std::fill(plane + hp * wp, plane + hp * wp + kW, C(0));
-        // Stage 1: the input plane with zeros around it, and the filter.
+        C* acc = scratch<C, 2>(flat);
+        // Stage 1: the input plane with zeros around it (and the slack), and the filter.
         detail::stage_padded_rows(in, s, nb, ci, -s.pad_top, hp, wp, plane);
         for (int64_t r = 0; r < s.kh; ++r)
           load_run(w, Index<4>{co, 0, r, 0}, s.kw, wv + r * s.kw);
-        // A column stride is undone by splitting the plane into its stride phases: input
-        // column x*sw + q*dw is column x + (q*dw)/sw of phase (q*dw) % sw.
-        if (sw > 1) {
-          std::fill(phases + sw * hp * wq, phases + sw * hp * wq + kW, C(0));
-          for (int64_t ph = 0; ph < sw; ++ph)
-            for (int64_t y = 0; y < hp; ++y) {
-              C* dst = phases + (ph * hp + y) * wq;
-              const C* src = plane + y * wp;
-              const int64_t n = (wp - ph + sw - 1) / sw; // columns of this phase
-              if (sw == 2) { // the common case, with a stride the compiler can vectorise
-                for (int64_t x = 0; x < n; ++x)
-                  dst[x] = src[2 * x + ph];
-              } else {
-                for (int64_t x = 0; x < n; ++x)
-                  dst[x] = src[x * sw + ph];
+        if (one_phase) {
+          std::fill(plane + hp * wp, plane + phases_size, C(0));
+        } else {
+          std::fill(phases + sh * sw * phase, phases + phases_size, C(0));
+          for (int64_t a = 0; a < sh; ++a)
+            for (int64_t b = 0; b < sw; ++b)
+              for (int64_t y = 0; y < hq; ++y) {
+                C* dst = phases + (a * sw + b) * phase + y * wq;
+                const int64_t row = y * sh + a;
+                if (row >= hp) {
+                  std::fill(dst, dst + wq, C(0));
+                  continue;
+                }
+                const C* src = plane + row * wp + b;
+                const int64_t n = (wp - b + sw - 1) / sw; // columns of this phase
+                if (sw == 2) { // the common case, with a stride the compiler can vectorise
+                  for (int64_t x = 0; x < n; ++x)
+                    dst[x] = src[2 * x];
+                } else {
+                  for (int64_t x = 0; x < n; ++x)
+                    dst[x] = src[x * sw];
+                }
+                std::fill(dst + n, dst + wq, C(0));
               }
-              std::fill(dst + n, dst + wq, C(0));
-            }
         }
-        const int64_t ws = sw == 1 ? wp : wq; // row stride of the phase planes
-        // Stage 2 and 3, one output row at a time, blocks of the row held in registers across
-        // the filter taps (same order everywhere: acc = fma(w[r][q], in, acc)).
-        int64_t* taps = scratch<int64_t, 0>(s.kh * s.kw); // offset of tap (r, q) in phases
-        for (int64_t r = 0; r < s.kh; ++r)
-          for (int64_t q = 0; q < s.kw; ++q) {
-            const int64_t c = q * s.dil_w;
-            taps[r * s.kw + q] = ((c % sw) * hp + r * s.dil_h) * ws + c / sw;
-          }
-        auto tap = [&](int64_t y, int64_t r, int64_t q) {
-          return phases + y * s.stride_h * ws + taps[r * s.kw + q];
-        };
-        for (int64_t y = 0; y < s.h_out; ++y) {
-          int64_t x0 = 0;
-          for (; x0 + kBlock <= x_end; x0 += kBlock) {
-            V a[4] = {V::zero(), V::zero(), V::zero(), V::zero()};
-            for (int64_t r = 0; r < s.kh; ++r)
-              for (int64_t q = 0; q < s.kw; ++q) {
-                const V f = V::set1(wv[r * s.kw + q]);
-                const C* src = tap(y, r, q) + x0;
-                for (int v = 0; v < 4; ++v)
-                  a[v] = fma(f, V::load(src + v * kW), a[v]);
-              }
+        // Stage 2: blocks of the flat output held in registers across the taps.
+        const int64_t ntaps = s.kh * s.kw;
+        int64_t j0 = 0;
+        for (; j0 + kBlock <= flat; j0 += kBlock) {
+          V a[4] = {V::zero(), V::zero(), V::zero(), V::zero()};
+          for (int64_t k = 0; k < ntaps; ++k) {
+            const V f = V::set1(wv[k]);
+            const C* src = phases + taps[size_t(k)] + j0;
             for (int v = 0; v < 4; ++v)
-              a[v].store(acc + x0 + v * kW);
+              a[v] = fma(f, V::load(src + v * kW), a[v]);
           }
-          for (; x0 < x_end; x0 += kW) {
-            V a = V::zero();
-            for (int64_t r = 0; r < s.kh; ++r)
-              for (int64_t q = 0; q < s.kw; ++q)
-                a = fma(V::set1(wv[r * s.kw + q]), V::load(tap(y, r, q) + x0), a);
-            a.store(acc + x0);
-          }
-          store_run(out, Index<4>{nb, co, y, 0}, s.w_out, acc, epi);
+          for (int v = 0; v < 4; ++v)
+            a[v].store(acc + j0 + v * kW);
         }
+        for (; j0 < flat; j0 += kW) {
+          V a = V::zero();
+          for (int64_t k = 0; k < ntaps; ++k)
+            a = fma(V::set1(wv[k]), V::load(phases + taps[size_t(k)] + j0), a);
+          a.store(acc + j0);
+        }
+        // Stage 3: the output rows.
+        for (int64_t y = 0; y < s.h_out; ++y)
+          store_run(out, Index<4>{nb, co, y, 0}, s.w_out, acc + y * wq, epi);
       },
       true);
 }

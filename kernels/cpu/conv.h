@@ -14,12 +14,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
 
 #include "constant_packs.h"
 #include "gemm_core.h"
 #include "simd.h"
 #include "stage.h"
+#include "window_phases.h"
 
 namespace vtc::kernels {
 
@@ -337,12 +337,9 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
 // The direct depthwise convolution: every output channel reads one input channel
 // (c_in / groups == 1; c_out / groups output channels per input channel).
 //
-// The padded input plane is split into its stride phases (phase (a, b) holds the input rows
-// y*sh + a and columns x*sw + b), so that every filter tap reads its phase at a fixed offset
-// from output position (y, x) = j / wq, j % wq: the whole output plane, at the phases' row
-// pitch wq, is one flat run j of vectors whatever the plane's width, with a few columns past
-// w_out computed and dropped. Each output is acc = 0; acc = fma(w[r][q], in, acc) over the
-// taps (r, q) in order, as in the implicit GEMM.
+// The padded input plane is split into its stride phases (window_phases.h): the whole output
+// plane is one flat run per filter tap. Each output is acc = 0; acc = fma(w[r][q], in, acc)
+// over the taps (r, q) in order, as in the implicit GEMM.
 template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
 void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
                       const Epi& epi = {}) {
@@ -353,61 +350,22 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
   constexpr int64_t kW = V::width, kBlock = 4 * kW;
   const int64_t cout_g = s.c_out / s.groups;
   if (s.n <= 0 || s.c_out <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
-  const int64_t sh = s.stride_h, sw = s.stride_w;
-  // The padded plane covers every input position any output reads; the phases are hq x wq.
-  const int64_t hp = (s.h_out - 1) * sh + (s.kh - 1) * s.dil_h + 1;
-  const int64_t wp = (s.w_out - 1) * sw + (s.kw - 1) * s.dil_w + 1;
-  const int64_t hq = (hp + sh - 1) / sh, wq = (wp + sw - 1) / sw, phase = hq * wq;
-  const int64_t flat = (s.h_out * wq + kW - 1) / kW * kW; // outputs computed, whole vectors
-  // Offset of tap (r, q) in the phases, for output j = 0.
-  std::vector<int64_t> taps(size_t(s.kh * s.kw));
-  for (int64_t r = 0; r < s.kh; ++r)
-    for (int64_t q = 0; q < s.kw; ++q) {
-      const int64_t dy = r * s.dil_h, dx = q * s.dil_w;
-      taps[size_t(r * s.kw + q)] = (dy % sh * sw + dx % sw) * phase + dy / sh * wq + dx / sw;
-    }
-  // Reads run up to the last tap's offset plus `flat`: the phases get that much slack.
-  const int64_t reach = *std::max_element(taps.begin(), taps.end()) + flat;
-  const int64_t phases_size = std::max(sh * sw * phase, reach);
+  const WindowPhases ph =
+      window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, kW);
+  const int64_t flat = ph.flat;
   parallel_for(
       s.n * s.c_out,
       [&](int64_t t) {
         const int64_t nb = t / s.c_out, co = t % s.c_out, ci = co / cout_g;
-        // Without strides the padded plane is the one phase.
-        const bool one_phase = sh * sw == 1;
-        C* plane = scratch<C, 0>(one_phase ? phases_size : hp * wp);
-        C* phases = one_phase ? plane : scratch<C, 3>(phases_size);
+        C* plane = scratch<C, 0>(ph.one_phase() ? ph.size : ph.hp * ph.wp);
+        C* phases = ph.one_phase() ? plane : scratch<C, 3>(ph.size);
         C* wv = scratch<C, 1>(s.kh * s.kw);
         C* acc = scratch<C, 2>(flat);
-        // Stage 1: the input plane with zeros around it (and the slack), and the filter.
-        detail::stage_padded_rows(in, s, nb, ci, -s.pad_top, hp, wp, plane);
+        // Stage 1: the input plane with zeros around it, split into phases, and the filter.
+        detail::stage_padded_rows(in, s, nb, ci, -s.pad_top, ph.hp, ph.wp, plane);
+        split_phases(ph, plane, phases, C(0));
         for (int64_t r = 0; r < s.kh; ++r)
           load_run(w, Index<4>{co, 0, r, 0}, s.kw, wv + r * s.kw);
-        if (one_phase) {
-          std::fill(plane + hp * wp, plane + phases_size, C(0));
-        } else {
-          std::fill(phases + sh * sw * phase, phases + phases_size, C(0));
-          for (int64_t a = 0; a < sh; ++a)
-            for (int64_t b = 0; b < sw; ++b)
-              for (int64_t y = 0; y < hq; ++y) {
-                C* dst = phases + (a * sw + b) * phase + y * wq;
-                const int64_t row = y * sh + a;
-                if (row >= hp) {
-                  std::fill(dst, dst + wq, C(0));
-                  continue;
-                }
-                const C* src = plane + row * wp + b;
-                const int64_t n = (wp - b + sw - 1) / sw; // columns of this phase
-                if (sw == 2) { // the common case, with a stride the compiler can vectorise
-                  for (int64_t x = 0; x < n; ++x)
-                    dst[x] = src[2 * x];
-                } else {
-                  for (int64_t x = 0; x < n; ++x)
-                    dst[x] = src[x * sw];
-                }
-                std::fill(dst + n, dst + wq, C(0));
-              }
-        }
         // Stage 2: blocks of the flat output held in registers across the taps.
         const int64_t ntaps = s.kh * s.kw;
         int64_t j0 = 0;
@@ -415,7 +373,7 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
           V a[4] = {V::zero(), V::zero(), V::zero(), V::zero()};
           for (int64_t k = 0; k < ntaps; ++k) {
             const V f = V::set1(wv[k]);
-            const C* src = phases + taps[size_t(k)] + j0;
+            const C* src = phases + ph.taps[size_t(k)] + j0;
             for (int v = 0; v < 4; ++v)
               a[v] = fma(f, V::load(src + v * kW), a[v]);
           }
@@ -425,12 +383,12 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
         for (; j0 < flat; j0 += kW) {
           V a = V::zero();
           for (int64_t k = 0; k < ntaps; ++k)
-            a = fma(V::set1(wv[k]), V::load(phases + taps[size_t(k)] + j0), a);
+            a = fma(V::set1(wv[k]), V::load(phases + ph.taps[size_t(k)] + j0), a);
           a.store(acc + j0);
         }
         // Stage 3: the output rows.
         for (int64_t y = 0; y < s.h_out; ++y)
-          store_run(out, Index<4>{nb, co, y, 0}, s.w_out, acc + y * wq, epi);
+          store_run(out, Index<4>{nb, co, y, 0}, s.w_out, acc + y * ph.wq, epi);
       },
       true);
 }

@@ -13,12 +13,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <vector>
 
 #include "parallel.h"
 #include "reduce.h"
 #include "stage.h"
 #include "vmath.h"
+#include "window_phases.h"
 
 namespace vtc::kernels {
 
@@ -42,33 +42,20 @@ inline int64_t window_count(int64_t start, int64_t k, int64_t d, int64_t lo, int
   return n;
 }
 
-// The padded plane is split into stride phases as in the depthwise convolution (conv.h):
-// every window tap (r, q) then reads its phase at a fixed offset from output position
-// j = y * wq + x, and the whole output plane is one flat vectorisable run per tap (columns
-// past w_out computed and dropped). Taps are reduced in the order (r, q).
+// The padded plane is split into its stride phases (window_phases.h): the whole output plane
+// is one flat vectorisable run per window tap. Taps are reduced in the order (r, q).
 template <PoolKind Kind, typename OutA, typename InA>
 void pool2d(const OutA& out, const InA& in, const Pool2dShape& s, bool count_include_pad) {
   using C = compute_t<InA>;
   if (s.n <= 0 || s.c <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
   const C pad_value = Kind == PoolKind::Max ? -std::numeric_limits<C>::infinity() : C(0);
-  const int64_t sh = s.stride_h, sw = s.stride_w;
-  const int64_t hp = (s.h_out - 1) * sh + (s.kh - 1) * s.dil_h + 1;
-  const int64_t wp = (s.w_out - 1) * sw + (s.kw - 1) * s.dil_w + 1;
-  const int64_t hq = (hp + sh - 1) / sh, wq = (wp + sw - 1) / sw, phase = hq * wq;
-  const int64_t flat = s.h_out * wq;
-  std::vector<int64_t> taps(size_t(s.kh * s.kw));
-  for (int64_t r = 0; r < s.kh; ++r)
-    for (int64_t q = 0; q < s.kw; ++q) {
-      const int64_t dy = r * s.dil_h, dx = q * s.dil_w;
-      taps[size_t(r * s.kw + q)] = (dy % sh * sw + dx % sw) * phase + dy / sh * wq + dx / sw;
-    }
-  const int64_t reach = *std::max_element(taps.begin(), taps.end()) + flat;
-  const int64_t phases_size = std::max(sh * sw * phase, reach);
-  const bool one_phase = sh * sw == 1;
+  const WindowPhases ph =
+      window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, 1);
+  const int64_t hp = ph.hp, wp = ph.wp, flat = ph.flat;
   parallel_for(s.n * s.c, [&](int64_t t) {
     const int64_t nb = t / s.c, ch = t % s.c;
-    C* plane = scratch<C, 0>(one_phase ? phases_size : hp * wp);
-    C* phases = one_phase ? plane : scratch<C, 2>(phases_size);
+    C* plane = scratch<C, 0>(ph.one_phase() ? ph.size : hp * wp);
+    C* phases = ph.one_phase() ? plane : scratch<C, 2>(ph.size);
     C* acc = scratch<C, 1>(flat);
     const int64_t x_lo = std::clamp<int64_t>(s.pad_left, 0, wp);
     const int64_t x_hi = std::clamp<int64_t>(s.pad_left + s.w, x_lo, wp);
@@ -83,30 +70,10 @@ void pool2d(const OutA& out, const InA& in, const Pool2dShape& s, bool count_inc
       load_run(in, Index<4>{nb, ch, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
       std::fill(row + x_hi, row + wp, pad_value);
     }
-    if (one_phase) {
-      std::fill(plane + hp * wp, plane + phases_size, pad_value);
-    } else {
-      std::fill(phases + sh * sw * phase, phases + phases_size, pad_value);
-      for (int64_t a = 0; a < sh; ++a)
-        for (int64_t b = 0; b < sw; ++b)
-          for (int64_t y = 0; y < hq; ++y) {
-            C* dst = phases + (a * sw + b) * phase + y * wq;
-            const int64_t row = y * sh + a;
-            const int64_t n = row < hp ? (wp - b + sw - 1) / sw : 0; // columns of this phase
-            const C* src = plane + row * wp + b;
-            if (sw == 2) {
-              for (int64_t x = 0; x < n; ++x)
-                dst[x] = src[2 * x];
-            } else {
-              for (int64_t x = 0; x < n; ++x)
-                dst[x] = src[x * sw];
-            }
-            std::fill(dst + n, dst + wq, pad_value);
-          }
-    }
+    split_phases(ph, plane, phases, pad_value);
     std::fill(acc, acc + flat, pad_value);
     for (int64_t k = 0; k < s.kh * s.kw; ++k) {
-      const C* src = phases + taps[size_t(k)];
+      const C* src = phases + ph.taps[size_t(k)];
       for (int64_t j = 0; j < flat; ++j) {
         if constexpr (Kind == PoolKind::Max)
           acc[j] = max_nan(acc[j], src[j]);
@@ -115,7 +82,7 @@ void pool2d(const OutA& out, const InA& in, const Pool2dShape& s, bool count_inc
       }
     }
     for (int64_t y = 0; y < s.h_out; ++y) {
-      C* res = acc + y * wq;
+      C* res = acc + y * ph.wq;
       if constexpr (Kind == PoolKind::Average) {
         const int64_t y0 = y * s.stride_h - s.pad_top;
         const int64_t rows = count_include_pad

@@ -310,9 +310,14 @@ void conv2d_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, i
 
 } // namespace detail
 
+// Which convolution kernel runs, when the caller knows it at compile time (generated code
+// knows every shape): only that kernel is instantiated, which halves compile times.
+enum class ConvKernel { by_shape, depthwise, implicit_gemm };
+
 // The implicit-GEMM convolution (any groups). Constant weights (`wref` given) are packed
-// once per program and reused.
-template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
+// once per program and reused. `Positions`, when known at compile time, is h_out * w_out.
+template <int64_t Positions = -1, typename OutA, typename InA, typename WA,
+          typename Epi = NoEpilogue>
 void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
                           const Epi& epi = {}, ConstantRef wref = {}) {
   using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
@@ -320,18 +325,21 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
                                double, float>;
   const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups, khw = s.kh * s.kw;
   detail::ConvProblem<C, OutA, InA, WA, Epi> p{out, in, w, epi, s, cin_g, cout_g, khw};
-  const int64_t M = cout_g, K = cin_g * khw;
-  if (!wref.packs) return gemm_packed<C>(p, s.n * s.groups, M, s.h_out * s.w_out, K);
+  const int64_t M = cout_g, K = cin_g * khw, N = s.h_out * s.w_out;
+  if (!wref.packs) return gemm_packed<C, Positions>(p, s.n * s.groups, M, N, K);
   // Output planes smaller than a vector: the vectors run over output channels instead.
-  if (s.h_out * s.w_out < Vec<C>::width && s.h_out * s.w_out > 0 && K > 0)
-    return detail::conv2d_transposed<C>(p, s, M, s.h_out * s.w_out, K, wref);
+  constexpr bool small_known = Positions >= 0 && Positions < Vec<C>::width;
+  if constexpr (Positions < 0 || small_known) {
+    if (N < Vec<C>::width && N > 0) return detail::conv2d_transposed<C>(p, s, M, N, K, wref);
+  }
+  if constexpr (small_known) return; // only an empty output plane gets here
   // Every batch n uses the same weights: pack the groups once (batch index = group).
   const int64_t tag = ((s.groups * 4099 + M) * 4099 + K) * 64 + GemmTile<C>::MR;
   auto packed =
       wref.packs->get<C>(wref.key, tag, packed_a_size<GemmTile<C>::MR>(s.groups, M, K),
                          [&](C* dst) { pack_a_whole<C, GemmTile<C>::MR>(p, s.groups, M, K, dst); });
   // Batch b of the problem is image b / groups, group b % groups: the packs are per group.
-  gemm_packed<C>(p, s.n * s.groups, M, s.h_out * s.w_out, K, packed.get(), s.groups);
+  gemm_packed<C, Positions>(p, s.n * s.groups, M, N, K, packed.get(), s.groups);
 }
 
 // The direct depthwise convolution: every output channel reads one input channel
@@ -393,14 +401,21 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
       true);
 }
 
-// conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise.
-template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
+// conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise — chosen here
+// by the shape, or by the caller (`Kernel`, with `Positions` = h_out * w_out) at compile time.
+template <ConvKernel Kernel = ConvKernel::by_shape, int64_t Positions = -1, typename OutA,
+          typename InA, typename WA, typename Epi = NoEpilogue>
 void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s, const Epi& epi = {},
             ConstantRef wref = {}) {
-  if (s.c_in / s.groups == 1 && s.groups > 1)
+  if constexpr (Kernel == ConvKernel::depthwise) {
     depthwise_conv2d(out, in, w, s, epi);
-  else
+  } else if constexpr (Kernel == ConvKernel::implicit_gemm) {
+    conv2d_implicit_gemm<Positions>(out, in, w, s, epi, wref);
+  } else if (s.c_in / s.groups == 1 && s.groups > 1) {
+    depthwise_conv2d(out, in, w, s, epi);
+  } else {
     conv2d_implicit_gemm(out, in, w, s, epi, wref);
+  }
 }
 
 } // namespace vtc::kernels

@@ -317,16 +317,22 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
 // C = A . B through the Problem: register tiles one vector wide when N fits in one vector
 // (small output planes), two otherwise. Neither choice changes any bits. `packed_a`, when
 // given, is A packed by pack_a_whole<C, GemmTile<C>::MR> for `a_batches` batches.
-template <typename C, typename Problem>
+// `StaticN`, when the caller knows N at compile time (generated code does), instantiates
+// only the tile that runs.
+template <typename C, int64_t StaticN = -1, typename Problem>
 void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K,
                  const C* packed_a = nullptr, int64_t a_batches = 0) {
   if (batch <= 0 || M <= 0 || N <= 0) return;
   constexpr int MR = GemmTile<C>::MR;
   const PrepackedOperands<C> pre{packed_a, a_batches > 0 ? a_batches : batch};
-  if (N <= Vec<C>::width && Vec<C>::width > 1)
+  constexpr bool narrow_known = StaticN >= 0 && StaticN <= Vec<C>::width && Vec<C>::width > 1;
+  if constexpr (StaticN >= 0) {
+    gemm_packed_tiles<C, MR, narrow_known ? 1 : GemmTile<C>::NV>(p, batch, M, N, K, pre);
+  } else if (N <= Vec<C>::width && Vec<C>::width > 1) {
     gemm_packed_tiles<C, MR, 1>(p, batch, M, N, K, pre);
-  else
+  } else {
     gemm_packed_tiles<C, MR, GemmTile<C>::NV>(p, batch, M, N, K, pre);
+  }
 }
 
 } // namespace vtc::kernels

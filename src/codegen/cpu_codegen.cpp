@@ -736,7 +736,12 @@ private:
       post = "(v + @0)";
     }
     Acc out = output(post, extra);
-    return "  conv2d(" + out.init + ", " + g_.value(n.inputs[0]).init + ", " +
+    // The kernel is chosen here, so that the compiler instantiates only that one.
+    const int64_t groups = n.attr_int("group", 1);
+    const std::string kernel = sx[1] / groups == 1 && groups > 1
+                                   ? "ConvKernel::depthwise"
+                                   : "ConvKernel::implicit_gemm, " + std::to_string(ho * wo);
+    return "  conv2d<" + kernel + ">(" + out.init + ", " + g_.value(n.inputs[0]).init + ", " +
            g_.value(n.inputs[1]).init + ", " + shape.str() + ", NoEpilogue{}, " +
            g_.constant_ref(n.inputs[1]) + ");\n";
   }

@@ -152,6 +152,42 @@ std::vector<ConvCase> conv_cases() {
   };
 }
 
+// The kernel chosen at compile time (as generated code does, with the number of output
+// positions) gives the bits of the kernel chosen by the shape at run time.
+template <ConvKernel Kernel, int64_t Positions>
+void check_static_choice(std::mt19937& rng, const ConvCase& cc) {
+  const Conv2dShape s = conv_shape(cc);
+  ASSERT_EQ(s.h_out * s.w_out, Positions) << describe(cc);
+  const Index<4> xs = {s.n, s.c_in, s.h, s.w}, ws = {s.c_out, s.c_in / s.groups, s.kh, s.kw};
+  const Index<4> ys = {s.n, s.c_out, s.h_out, s.w_out};
+  auto x = random_tensor<float, 4>(rng, xs);
+  auto w = random_tensor<float, 4>(rng, ws);
+  for (bool packed : {false, true}) {
+    ConstantPacks packs_a, packs_b;
+    Tensor<float, 4> by_shape(ys), chosen(ys);
+    conv2d(by_shape.acc(), x.acc(), w.acc(), s, NoEpilogue{},
+           packed ? ConstantRef{&packs_a, &w} : ConstantRef{});
+    conv2d<Kernel, Positions>(chosen.acc(), x.acc(), w.acc(), s, NoEpilogue{},
+                              packed ? ConstantRef{&packs_b, &w} : ConstantRef{});
+    expect_bitwise(chosen, by_shape,
+                   describe(cc) + ": kernel chosen at compile time" + (packed ? ", packed" : ""));
+  }
+}
+
+TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
+  std::mt19937 rng(24);
+  check_static_choice<ConvKernel::implicit_gemm, 4>(
+      rng, {1, 24, 4, 4, 64, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::implicit_gemm, 1>(
+      rng, {2, 30, 1, 1, 20, 1, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0});
+  check_static_choice<ConvKernel::implicit_gemm, 16>(
+      rng, {1, 8, 8, 8, 12, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::implicit_gemm, 49>(
+      rng, {1, 16, 7, 7, 33, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+  check_static_choice<ConvKernel::depthwise, 49>(rng,
+                                                 {1, 6, 7, 7, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1});
+}
+
 TEST(ConvTest, F32MatchesReferenceAndIsAccessorInvariant) {
   std::mt19937 rng(21);
   for (const auto& c : conv_cases())

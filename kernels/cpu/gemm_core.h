@@ -191,7 +191,7 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
   constexpr int NR = NV * Vec<C>::width;
   const GemmBlocks bl = gemm_blocks<C, MR, NR>(batch, M, N, K, max_threads());
   const int64_t tm = (M + bl.mc - 1) / bl.mc, tn = (N + bl.nc - 1) / bl.nc;
-  const int64_t a_panels = (M + MR - 1) / MR;
+  const int64_t m_panels = (M + MR - 1) / MR, n_panels = (N + NR - 1) / NR;
   // Without packed A, a thread that runs several column blocks of one row block packs its A
   // panels once, for every k, when they fit in 4 MB (conv weights are packed from short
   // runs: costly).
@@ -246,8 +246,12 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
   parallel_for(
       batch * tm * tn,
       [&](int64_t t) {
-        const int64_t b = t / (tm * tn), m0 = (t / tn) % tm * bl.mc, n0 = t % tn * bl.nc;
-        const int64_t mc = std::min(bl.mc, M - m0), nc = std::min(bl.nc, N - n0);
+        // Block (i, j) covers an even share of the MR-row and NR-column panels: blocks differ
+        // by one panel at most (never a full block beside a sliver).
+        const int64_t b = t / (tm * tn), i = (t / tn) % tm, j = t % tn;
+        const int64_t m0 = i * m_panels / tm * MR, m1 = std::min(M, (i + 1) * m_panels / tm * MR);
+        const int64_t n0 = j * n_panels / tn * NR, n1 = std::min(N, (j + 1) * n_panels / tn * NR);
+        const int64_t mc = m1 - m0, nc = n1 - n0;
         const int64_t pm = (mc + MR - 1) / MR, pn = (nc + NR - 1) / NR, ldc = pn * NR;
         struct PackedA {
           uint64_t call = 0;
@@ -260,7 +264,7 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
         // k0 * a_k (whole-K panels when A is packed whole or kept, one k block otherwise).
         const bool whole_k = pre.a || keep_a;
         C* a_buf = pre.a ? nullptr : scratch<C, 0>(pm * MR * (keep_a ? K : bl.kc));
-        const C* a_base = pre.a ? pre.a + (b % pre.a_batches * a_panels + m0 / MR) * K * MR : a_buf;
+        const C* a_base = pre.a ? pre.a + (b % pre.a_batches * m_panels + m0 / MR) * K * MR : a_buf;
         const int64_t a_panel = (whole_k ? K : bl.kc) * MR, a_k = whole_k ? MR : 0;
         C* bp = scratch<C, 1>(pn * NR * bl.kc);
         C* cb = scratch<C, 2>(pm * MR * ldc);
@@ -273,8 +277,8 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
           std::fill(row + nc, row + pn * NR, C(0));
           for (int64_t k = 0; k < kc && !shared_b; ++k) {
             if constexpr (requires { p.prefetch_b_row(b, k, n0, nc); }) {
-              if (n0 + bl.nc < N) // the same row of the next column block
-                p.prefetch_b_row(b, k0 + k, n0 + bl.nc, std::min(bl.nc, N - n0 - bl.nc));
+              if (n1 < N) // the same row of the next column block
+                p.prefetch_b_row(b, k0 + k, n1, std::min(nc, N - n1));
             }
             p.load_b_row(b, k0 + k, n0, nc, row);
             for (int64_t j = 0; j < pn; ++j)

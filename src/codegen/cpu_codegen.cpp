@@ -904,17 +904,17 @@ private:
     const Shape& so = n.outputs[0]->type.shape;
     const Value* scales = n.input(2);
     if (scales && scales->type.numel() > 0 && !scales->constant) return std::nullopt;
-    std::vector<std::string> idx;
+    Shape factor;
     for (size_t d = 0; d < si.size(); ++d) {
       if (si[d] == 0 || so[d] % si[d] != 0) return std::nullopt;
       int64_t k = so[d] / si[d];
       if (scales && scales->type.numel() > 0 && scales->constant->get_f64(int64_t(d)) != double(k))
         return std::nullopt;
-      std::string i = "i[" + std::to_string(d) + "]";
-      idx.push_back(k == 1 ? i : "(" + i + " / " + std::to_string(k) + ")");
+      factor.push_back(k);
     }
-    Acc in = g_.view(g_.value(n.inputs[0]), int(so.size()), idx, so.back() == si.back());
-    return "  copy(" + output().init + ", " + shape_array(so) + ", " + in.init + ");\n";
+    if (so.empty()) return std::nullopt;
+    return "  upsample_nearest(" + output().init + ", " + g_.value(n.inputs[0]).init + ", " +
+           shape_array(so) + ", " + shape_array(factor) + ");\n";
   }
 
   const Kernel& k_;

@@ -143,13 +143,7 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
     for (int64_t p = n0, end = n0 + nc; p < end; ++y, x0 = 0) {
       const int64_t len = std::min(s.w_out - x0, end - p);
       const C* src = plane + ((y - y0) * s.stride_h + r * s.dil_h) * wp + q * s.dil_w;
-      C* d = dst + (p - n0);
-      if (s.stride_w == 1) {
-        std::copy(src + x0, src + x0 + len, d);
-      } else {
-        for (int64_t x = 0; x < len; ++x)
-          d[x] = src[(x0 + x) * s.stride_w];
-      }
+      copy_strided(src + x0 * s.stride_w, s.stride_w, len, dst + (p - n0));
       p += len;
     }
   }
@@ -199,19 +193,9 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
     stage_padded_rows(in, s, b / s.groups, b % s.groups * cin_g + ci, -s.pad_top, hp, wp, plane);
     for (int64_t r = 0; r < s.kh; ++r)
       for (int64_t q = 0; q < s.kw; ++q) {
-        for (int64_t y = 0; y < s.h_out; ++y) {
-          const C* src = plane + (y * s.stride_h + r * s.dil_h) * wp + q * s.dil_w;
-          C* d = row + y * s.w_out;
-          if (s.stride_w == 1) {
-            std::copy(src, src + s.w_out, d);
-          } else if (s.stride_w == 2) {
-            for (int64_t x = 0; x < s.w_out; ++x)
-              d[x] = src[2 * x];
-          } else {
-            for (int64_t x = 0; x < s.w_out; ++x)
-              d[x] = src[x * s.stride_w];
-          }
-        }
+        for (int64_t y = 0; y < s.h_out; ++y)
+          copy_strided(plane + (y * s.stride_h + r * s.dil_h) * wp + q * s.dil_w, s.stride_w,
+                       s.w_out, row + y * s.w_out);
         put((ci * s.kh + r) * s.kw + q, std::as_const(row));
       }
   }

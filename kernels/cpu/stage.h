@@ -53,6 +53,20 @@ concept RunStorer = requires(const A& a, const Index<A::rank>& i, const C* src) 
   a.run_store(i, int64_t(1), src);
 };
 
+// dst[x] = src[x * stride] for x < n, between local buffers: a plain copy without a stride,
+// and strides of 2 (the common downsampling) spelled out so that the compiler vectorises them.
+template <typename C> inline void copy_strided(const C* src, int64_t stride, int64_t n, C* dst) {
+  if (stride == 1) {
+    std::copy(src, src + n, dst);
+  } else if (stride == 2) {
+    for (int64_t x = 0; x < n; ++x)
+      dst[x] = src[2 * x];
+  } else {
+    for (int64_t x = 0; x < n; ++x)
+      dst[x] = src[x * stride];
+  }
+}
+
 // The longest run an accessor's run_load/run_store is asked for at once (its stack buffers).
 inline constexpr int64_t kRunChunk = 128;
 

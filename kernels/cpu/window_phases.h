@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "stage.h"
+
 namespace vtc::kernels {
 
 struct WindowPhases {
@@ -60,16 +62,7 @@ template <typename C> void split_phases(const WindowPhases& p, const C* plane, C
         C* dst = phases + (a * p.sw + b) * phase + y * p.wq;
         const int64_t row = y * p.sh + a;
         const int64_t n = row < p.hp ? (p.wp - b + p.sw - 1) / p.sw : 0; // columns here
-        if (n > 0) {
-          const C* src = plane + row * p.wp + b;
-          if (p.sw == 2) { // the common case, with a stride the compiler can vectorise
-            for (int64_t x = 0; x < n; ++x)
-              dst[x] = src[2 * x];
-          } else {
-            for (int64_t x = 0; x < n; ++x)
-              dst[x] = src[x * p.sw];
-          }
-        }
+        if (n > 0) copy_strided(plane + row * p.wp + b, p.sw, n, dst);
         std::fill(dst + n, dst + p.wq, fill);
       }
 }

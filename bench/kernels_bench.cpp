@@ -329,39 +329,51 @@ BENCHMARK_TEMPLATE(BM_DecodeAttention, k::bfloat16)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
-// Convolution, f32, 56x56 planes. Arg: 0 = depthwise 3x3 stride 1 over 144 channels,
-// 1 = depthwise 3x3 stride 2, 2 = dense 3x3 64 -> 64 (implicit GEMM).
+// Convolution, f32. Arg: 0 = depthwise 3x3 stride 1 over 144 channels (56x56), 1 = depthwise
+// 3x3 stride 2, 2 = dense 3x3 64 -> 64 (56x56, implicit GEMM), 3 = dense 3x3 64 -> 32 and
+// 4 = dense 3x3 32 -> 64 on 160x160 planes (the C3k2 block's bottleneck), 5 = dense 1x1
+// 128 -> 128 on 160x160 (flattened to one row, as generated code runs it). Weights are constants packed once, as in generated code.
 void BM_Conv(benchmark::State& state) {
   const int mode = int(state.range(0));
   k::Conv2dShape s;
-  s.h = s.w = 56;
-  s.kh = s.kw = 3;
-  s.pad_top = s.pad_left = 1;
-  s.c_in = s.c_out = mode == 2 ? 64 : 144;
-  s.groups = mode == 2 ? 1 : s.c_in;
+  const bool big = mode >= 3;
+  s.h = s.w = big ? 160 : 56;
+  s.kh = s.kw = mode == 5 ? 1 : 3;
+  s.pad_top = s.pad_left = mode == 5 ? 0 : 1;
+  const int64_t cin[] = {144, 144, 64, 64, 32, 128}, cout[] = {144, 144, 64, 32, 64, 128};
+  s.c_in = cin[mode];
+  s.c_out = cout[mode];
+  s.groups = mode <= 1 ? s.c_in : 1;
   s.stride_h = s.stride_w = mode == 1 ? 2 : 1;
-  s.h_out = (s.h + 2 - 3) / s.stride_h + 1;
-  s.w_out = (s.w + 2 - 3) / s.stride_w + 1;
+  if (mode == 5) { // a pointwise convolution runs over its plane flattened to one row
+    s.w = s.h * s.w;
+    s.h = 1;
+  }
+  s.h_out = (s.h + 2 * s.pad_top - s.kh) / s.stride_h + 1;
+  s.w_out = (s.w + 2 * s.pad_left - s.kw) / s.stride_w + 1;
+  const int64_t cin_g = s.c_in / s.groups, taps = s.kh * s.kw;
   auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
-  auto w = random_vector<float>(size_t(s.c_out * (s.c_in / s.groups) * 9), 9);
+  auto w = random_vector<float>(size_t(s.c_out * cin_g * taps), 9);
   auto bias = random_vector<float>(size_t(s.c_out), 10);
   std::vector<float> y(static_cast<size_t>(s.c_out * s.h_out * s.w_out));
   k::DenseAccessor<float, 4> xa(x.data(), {1, s.c_in, s.h, s.w});
-  k::DenseAccessor<float, 4> wa(w.data(), {s.c_out, s.c_in / s.groups, 3, 3});
+  k::DenseAccessor<float, 4> wa(w.data(), {s.c_out, cin_g, s.kh, s.kw});
   k::DenseAccessor<float, 4> ya(y.data(), {1, s.c_out, s.h_out, s.w_out});
   const auto epi = k::bias_epilogue(k::DenseAccessor<float, 1>(bias.data(), {s.c_out}));
+  k::ConstantPacks packs;
   for (auto _ : state) {
-    k::conv2d(ya, xa, wa, s, epi);
+    k::conv2d(ya, xa, wa, s, epi, k::ConstantRef{&packs, w.data()});
     benchmark::DoNotOptimize(y.data());
   }
-  const double flops = 2.0 * double(s.c_out * s.h_out * s.w_out * (s.c_in / s.groups) * 9);
+  const double flops = 2.0 * double(s.c_out * s.h_out * s.w_out * cin_g * taps);
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
-  state.SetLabel(mode == 0   ? "depthwise 3x3 s1, 144ch"
-                 : mode == 1 ? "depthwise 3x3 s2, 144ch"
-                             : "dense 3x3 64->64");
+  const char* labels[] = {"depthwise 3x3 s1, 144ch",   "depthwise 3x3 s2, 144ch",
+                          "dense 3x3 64->64",          "dense 3x3 64->32, 160x160",
+                          "dense 3x3 32->64, 160x160", "dense 1x1 128->128, 160x160"};
+  state.SetLabel(labels[mode]);
 }
-BENCHMARK(BM_Conv)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_Conv)->DenseRange(0, 5)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 } // namespace

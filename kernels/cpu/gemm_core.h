@@ -24,6 +24,10 @@
 // and, to store a whole block of C at once (rows m0.., columns n0.., row stride ldc):
 //   void store_c_block(int64_t b, int64_t m0, int64_t mc, int64_t n0, int64_t nc,
 //                      const C* src, int64_t ldc) const;
+// and, when the rows of B lie in memory already, to have the engine pack its panels straight
+// from them, fetching rows ahead into the cache: row k of batch b, its N values contiguous,
+// or null where it is not in memory as such (then load_b_row loads it):
+//   const C* b_row_in_place(int64_t b, int64_t k) const;
 #pragma once
 
 #include <algorithm>
@@ -88,6 +92,24 @@ inline void micro_kernel(int64_t kc, const C* __restrict a, const C* __restrict 
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
       acc[r][v].store(c + r * ldc + v * W);
+}
+
+// dst[0 .. NR) = src[0 .. NR): one row of a B panel, in whole vectors (a call of memmove per
+// panel row costs more than the copy).
+template <typename C, int NR> inline void copy_panel_row(const C* src, C* dst) {
+  using V = Vec<C>;
+#pragma GCC unroll 8
+  for (int v = 0; v < NR / V::width; ++v)
+    V::load(src + v * V::width).store(dst + v * V::width);
+}
+
+// Row k of B in place, or null (also for a Problem without b_row_in_place).
+template <typename C, typename Problem>
+inline const C* b_row_in_place_of(const Problem& p, int64_t b, int64_t k) {
+  if constexpr (requires { p.b_row_in_place(b, k); })
+    return p.b_row_in_place(b, k);
+  else
+    return nullptr;
 }
 
 struct GemmBlocks {
@@ -202,46 +224,49 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
   // instead, spread over the threads by rows (panel J of batch b holds element (k, c) at
   // ((b * b_panels + J) * K + k) * NR + c).
   const int64_t b_panels = (N + NR - 1) / NR;
+  const bool b_in_place = K > 0 && b_row_in_place_of<C>(p, 0, 0) != nullptr;
   const bool shared_b =
-      pre.b || (tm > 1 && K > 0 &&
+      pre.b || (!b_in_place && tm > 1 && K > 0 &&
                 packed_b_size<NR>(batch, N, K) * int64_t(sizeof(C)) <= (int64_t(2) << 20));
   const C* b_whole = pre.b;
   const int64_t b_batches = pre.b ? pre.b_batches : batch;
-  if (shared_b && !pre.b) {
-    C* dst = scratch<C, 8>(batch * b_panels * K * NR);
-    constexpr bool by_rows = requires {
-      p.for_each_b_row(int64_t(0), int64_t(0), int64_t(0), [](int64_t, const C*) {});
-    };
-    int64_t group = 1;
-    if constexpr (by_rows) group = p.b_row_group();
-    const int64_t groups = (K + group - 1) / group;
-    const int64_t chunks = std::min<int64_t>(groups, 4 * int64_t(max_threads())),
-                  rows = (groups + chunks - 1) / chunks * group;
-    parallel_for(batch * chunks, [&](int64_t t) {
-      const int64_t b = t / chunks, k0 = t % chunks * rows, k1 = std::min(K, k0 + rows);
-      C* base = dst + b * b_panels * K * NR;
-      // Row k into the panels: whole panels copied, the last one's columns past N zero.
-      auto put = [&](int64_t k, const C* row) {
-        const int64_t full = N / NR;
-        for (int64_t j = 0; j < full; ++j)
-          std::copy(row + j * NR, row + (j + 1) * NR, base + (j * K + k) * NR);
-        if (full < b_panels) {
-          C* d = base + (full * K + k) * NR;
-          std::copy(row + full * NR, row + N, d);
-          std::fill(d + (N - full * NR), d + NR, C(0));
-        }
+  {
+    if (shared_b && !pre.b) {
+      C* dst = scratch<C, 8>(batch * b_panels * K * NR);
+      constexpr bool by_rows = requires {
+        p.for_each_b_row(int64_t(0), int64_t(0), int64_t(0), [](int64_t, const C*) {});
       };
-      if constexpr (by_rows) {
-        p.for_each_b_row(b, k0, k1, put);
-      } else {
-        C* row = scratch<C, 3>(N);
-        for (int64_t k = k0; k < k1; ++k) {
-          p.load_b_row(b, k, 0, N, row);
-          put(k, row);
+      int64_t group = 1;
+      if constexpr (by_rows) group = p.b_row_group();
+      const int64_t groups = (K + group - 1) / group;
+      const int64_t chunks = std::min<int64_t>(groups, 4 * int64_t(max_threads())),
+                    rows = (groups + chunks - 1) / chunks * group;
+      parallel_for(batch * chunks, [&](int64_t t) {
+        const int64_t b = t / chunks, k0 = t % chunks * rows, k1 = std::min(K, k0 + rows);
+        C* base = dst + b * b_panels * K * NR;
+        // Row k into the panels: whole panels copied, the last one's columns past N zero.
+        auto put = [&](int64_t k, const C* row) {
+          const int64_t full = N / NR;
+          for (int64_t j = 0; j < full; ++j)
+            copy_panel_row<C, NR>(row + j * NR, base + (j * K + k) * NR);
+          if (full < b_panels) {
+            C* d = base + (full * K + k) * NR;
+            std::copy(row + full * NR, row + N, d);
+            std::fill(d + (N - full * NR), d + NR, C(0));
+          }
+        };
+        if constexpr (by_rows) {
+          p.for_each_b_row(b, k0, k1, put);
+        } else {
+          C* row = scratch<C, 3>(N);
+          for (int64_t k = k0; k < k1; ++k) {
+            p.load_b_row(b, k, 0, N, row);
+            put(k, row);
+          }
         }
-      }
-    });
-    b_whole = dst;
+      });
+      b_whole = dst;
+    }
   }
   parallel_for(
       batch * tm * tn,
@@ -274,15 +299,44 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
           const int64_t kc = std::min(bl.kc, K - k0);
           // Pack B: panel j is kc x NR, k-major; one row of the block is loaded at a time
           // (one call of the Problem per row: its index arithmetic is per run, not per panel).
-          std::fill(row + nc, row + pn * NR, C(0));
-          for (int64_t k = 0; k < kc && !shared_b; ++k) {
-            if constexpr (requires { p.prefetch_b_row(b, k, n0, nc); }) {
-              if (n1 < N) // the same row of the next column block
-                p.prefetch_b_row(b, k0 + k, n1, std::min(nc, N - n1));
+          // B rows in memory: each packed straight from its place, the row kAhead rows on
+          // asked of the cache (rows of scattered planes defeat the hardware prefetcher);
+          // the Problem may decline a row (null), which is then loaded.
+          if (b_in_place) {
+            constexpr int64_t kAhead = 18;
+            const int64_t full = nc / NR;
+            for (int64_t k = 0; k < kc; ++k) {
+              if (k + kAhead < kc) {
+                if (const C* ahead = b_row_in_place_of<C>(p, b, k0 + k + kAhead))
+                  for (int64_t x = 0; x < nc; x += 64 / int64_t(sizeof(C)))
+                    __builtin_prefetch(ahead + n0 + x);
+              }
+              const C* src = b_row_in_place_of<C>(p, b, k0 + k);
+              if (src) {
+                src += n0;
+              } else {
+                p.load_b_row(b, k0 + k, n0, nc, row);
+                src = row;
+              }
+              for (int64_t j = 0; j < full; ++j)
+                copy_panel_row<C, NR>(src + j * NR, bp + (j * kc + k) * NR);
+              if (full < pn) {
+                C* d = bp + (full * kc + k) * NR;
+                std::copy(src + full * NR, src + nc, d);
+                std::fill(d + (nc - full * NR), d + NR, C(0));
+              }
             }
-            p.load_b_row(b, k0 + k, n0, nc, row);
-            for (int64_t j = 0; j < pn; ++j)
-              std::copy(row + j * NR, row + (j + 1) * NR, bp + (j * kc + k) * NR);
+          } else {
+            std::fill(row + nc, row + pn * NR, C(0));
+            for (int64_t k = 0; k < kc && !shared_b; ++k) {
+              if constexpr (requires { p.prefetch_b_row(b, k, n0, nc); }) {
+                if (n1 < N) // the same row of the next column block
+                  p.prefetch_b_row(b, k0 + k, n1, std::min(nc, N - n1));
+              }
+              p.load_b_row(b, k0 + k, n0, nc, row);
+              for (int64_t j = 0; j < pn; ++j)
+                copy_panel_row<C, NR>(row + j * NR, bp + (j * kc + k) * NR);
+            }
           }
           for (int64_t i = 0; i < pm && a_buf && !have_a; ++i) { // pack A: panel i, k-major
             C* dst = a_buf + i * a_panel + k0 * a_k;

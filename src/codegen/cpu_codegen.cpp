@@ -16,6 +16,7 @@
 #include "codegen/elementwise_expr.h"
 #include "codegen/flat_plane.h"
 #include "codegen/library_gemm.h"
+#include "kernels/cpu/conv_shape.h"
 #include "mapping/contiguity.h"
 #include "mapping/emit.h"
 #include "mapping/rules.h"
@@ -724,11 +725,14 @@ private:
     if (pointwise && plane_flattens(so[2], so[3], 1)) flat.emplace(g_, so[2], so[3]);
     const int64_t h = flat ? 1 : sx[2], w = flat ? sx[2] * sx[3] : sx[3];
     const int64_t ho = flat ? 1 : so[2], wo = flat ? so[2] * so[3] : so[3];
+    const int64_t groups = n.attr_int("group", 1);
+    const kernels::Conv2dShape cs{sx[0], sx[1],  h,     w,     so[1],  ho,     wo,      sw[2],
+                                  sw[3], groups, st[0], st[1], dil[0], dil[1], pads[0], pads[1]};
     std::ostringstream shape;
-    shape << "Conv2dShape{" << sx[0] << ", " << sx[1] << ", " << h << ", " << w << ", " << so[1]
-          << ", " << ho << ", " << wo << ", " << sw[2] << ", " << sw[3] << ", "
-          << n.attr_int("group", 1) << ", " << st[0] << ", " << st[1] << ", " << dil[0] << ", "
-          << dil[1] << ", " << pads[0] << ", " << pads[1] << "}";
+    shape << "Conv2dShape{" << cs.n << ", " << cs.c_in << ", " << cs.h << ", " << cs.w << ", "
+          << cs.c_out << ", " << cs.h_out << ", " << cs.w_out << ", " << cs.kh << ", " << cs.kw
+          << ", " << cs.groups << ", " << cs.stride_h << ", " << cs.stride_w << ", " << cs.dil_h
+          << ", " << cs.dil_w << ", " << cs.pad_top << ", " << cs.pad_left << "}";
     std::string post = "v";
     std::vector<Operand> extra;
     if (n.input(2)) {
@@ -737,9 +741,9 @@ private:
     }
     Acc out = output(post, extra);
     // The kernel is chosen here, so that the compiler instantiates only that one.
-    const int64_t groups = n.attr_int("group", 1);
-    const std::string kernel = sx[1] / groups == 1 && groups > 1
-                                   ? "ConvKernel::depthwise"
+    const std::string kernel = sx[1] / groups == 1 && groups > 1 ? "ConvKernel::depthwise"
+                               : kernels::padded_plane_fits(cs)
+                                   ? "ConvKernel::padded_plane, " + std::to_string(ho * wo)
                                    : "ConvKernel::implicit_gemm, " + std::to_string(ho * wo);
     return "  conv2d<" + kernel + ">(" + out.init + ", " + g_.value(n.inputs[0]).init + ", " +
            g_.value(n.inputs[1]).init + ", " + shape.str() + ", NoEpilogue{}, " +

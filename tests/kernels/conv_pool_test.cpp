@@ -3,7 +3,8 @@
 // max / average pooling with and without count_include_pad, ceil-mode output sizes, global
 // pooling. Every kernel also runs on permuted (NHWC storage), split and computed accessors
 // and must give the dense result bit for bit; so must constant weights packed once; the
-// direct depthwise kernel must equal the implicit GEMM bit for bit.
+// direct depthwise kernel must equal the implicit GEMM bit for bit, and so must its form
+// over padded planes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -122,6 +123,11 @@ template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
     conv2d(sy, px, pw, s, epi, ConstantRef{&other_packs, &pw});
     expect_bitwise(sy, dense, what + ": packed once, NHWC input, permuted weight, split output");
   }
+  if (padded_plane_fits(s)) {
+    Tensor<T, 4> general(ys);
+    conv2d<ConvKernel::implicit_gemm>(general.acc(), x.acc(), w.acc(), s, epi);
+    expect_bitwise(general, dense, what + ": padded planes vs general implicit GEMM");
+  }
   if (cin_g == 1) {
     Tensor<T, 4> direct(ys), gemm(ys);
     depthwise_conv2d(direct.acc(), x.acc(), w.acc(), s, epi);
@@ -149,6 +155,9 @@ std::vector<ConvCase> conv_cases() {
       {2, 16, 3, 3, 96, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1},   // 3x3 plane, groups, batch 2
       {1, 40, 4, 3, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},   // 12 positions
       {1, 300, 1, 1, 48, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // one position, K = 300
+      {1, 5, 20, 24, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // padded planes
+      {2, 6, 18, 70, 10, 3, 5, 2, 1, 1, 1, 2, 1, 3, 0, 5},  // padded planes, groups, dilation
+      {1, 40, 16, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // padded planes, K = 360
   };
 }
 
@@ -184,6 +193,8 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {1, 8, 8, 8, 12, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::implicit_gemm, 49>(
       rng, {1, 16, 7, 7, 33, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+  check_static_choice<ConvKernel::padded_plane, 480>(
+      rng, {1, 5, 20, 24, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::depthwise, 49>(rng,
                                                  {1, 6, 7, 7, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1});
 }

@@ -1,0 +1,29 @@
+// The shape of a 2-D convolution as the kernels of conv.h take it, and which of those kernels
+// suits a shape. Free of any instruction-set header, so that code generation (which decides
+// the kernel at compile time) and the kernels (which decide at run time) share one rule.
+#pragma once
+
+#include <cstdint>
+
+namespace vtc::kernels {
+
+struct Conv2dShape {
+  int64_t n = 1, c_in = 1, h = 1, w = 1;   // input [n, c_in, h, w]
+  int64_t c_out = 1, h_out = 1, w_out = 1; // output [n, c_out, h_out, w_out]
+  int64_t kh = 1, kw = 1;                  // weight [c_out, c_in / groups, kh, kw]
+  int64_t groups = 1;
+  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+
+// Does the implicit GEMM run over padded planes (conv.h, PaddedPlaneConvProblem)? Stride 1
+// and a filter wider than 1x1 (a 1x1 filter needs no staging), on planes of at least 256
+// positions wide enough that the padding columns computed and dropped are at most an eighth
+// of the work.
+inline bool padded_plane_fits(const Conv2dShape& s) {
+  const int64_t extra = (s.kw - 1) * s.dil_w;
+  return s.stride_h == 1 && s.stride_w == 1 && s.kh * s.kw > 1 && extra * 8 <= s.w_out &&
+         s.h_out * s.w_out >= 256;
+}
+
+} // namespace vtc::kernels

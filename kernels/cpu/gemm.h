@@ -144,7 +144,103 @@ void gemv(const CA& c, const AA& a, const BA& b, int64_t batch, int64_t N, int64
   });
 }
 
+// B given transposed, bt[b, n, k], with its runs along k (decode attention's scores q . K^T
+// read from the K cache as it lies). Rows [0, MROWS) of C over the columns [n0, n0 + nw): each
+// vector of W columns gathers its W rows of bt into a k-major tile in L1, then runs the GEMV
+// chain over k; the columns and the order over k are those of gemv_panel, so are the bits.
+template <typename C, int MROWS, typename CA, typename BTA, typename Epi>
+inline void gemv_bt_panel(const CA& c, const BTA& bt, const C* xa, int64_t bi, int64_t n0,
+                          int64_t nw, int64_t K, const Epi& epi) {
+  using V = Vec<C>;
+  constexpr int W = V::width;
+  const int64_t padded = (nw + W - 1) / W * W;
+  C* acc = scratch<C, 4>(MROWS * padded);
+  C* tile = scratch<C, 6>(std::max<int64_t>(K, 1) * W); // tile[k * W + j] = B[k, n + j]
+  C* row = scratch<C, 7>(std::max<int64_t>(K, 1));
+  for (int64_t n = 0; n < nw; n += W) {
+    const int64_t cols = std::min<int64_t>(W, nw - n);
+    for (int64_t j = 0; j < W; ++j) {
+      if (j < cols) {
+        const C* src = view_run(bt, Index<3>{bi, n0 + n + j, 0}, K, row);
+        for (int64_t k = 0; k < K; ++k)
+          tile[k * W + j] = src[k];
+      } else {
+        for (int64_t k = 0; k < K; ++k)
+          tile[k * W + j] = C(0);
+      }
+    }
+    V a[MROWS];
+    for (int r = 0; r < MROWS; ++r)
+      a[r] = V::zero();
+    for (int64_t k = 0; k < K; ++k) {
+      const V b = V::load(tile + k * W);
+      for (int r = 0; r < MROWS; ++r)
+        a[r] = fma(V::set1(xa[r * K + k]), b, a[r]);
+    }
+    for (int r = 0; r < MROWS; ++r)
+      a[r].store(acc + r * padded + n);
+  }
+  for (int r = 0; r < MROWS; ++r)
+    store_run(c, Index<3>{bi, r, n0}, nw, acc + r * padded, epi);
+}
+
+template <typename C, int MROWS, typename CA, typename AA, typename BTA, typename Epi>
+void gemv_bt(const CA& c, const AA& a, const BTA& bt, int64_t batch, int64_t N, int64_t K,
+             const Epi& epi) {
+  constexpr int64_t W = Vec<C>::width;
+  const int64_t want = std::max<int64_t>(1, 2 * max_threads() / std::max<int64_t>(batch, 1));
+  int64_t nw = std::clamp<int64_t>((N + want - 1) / want, 64, 4096 / MROWS);
+  nw = std::min((nw + W - 1) / W * W, N);
+  const int64_t panels = (N + nw - 1) / nw;
+  C* xa_all = scratch<C, 5>(batch * MROWS * std::max<int64_t>(K, 1));
+  for (int64_t bi = 0; bi < batch; ++bi)
+    for (int r = 0; r < MROWS; ++r)
+      load_run(a, Index<3>{bi, r, 0}, K, xa_all + (bi * MROWS + r) * K);
+  parallel_for(batch * panels, [&](int64_t t) {
+    const int64_t bi = t / panels, n0 = t % panels * nw;
+    gemv_bt_panel<C, MROWS>(c, bt, xa_all + bi * MROWS * K, bi, n0, std::min(nw, N - n0), K, epi);
+  });
+}
+
+// B of a product read through its transpose bt[b, n, k] (for M > 4: the engine's B rows are
+// columns of bt, loaded element by element).
+template <typename BTA> struct TransposedB {
+  using value_type = typename BTA::value_type;
+  static constexpr int rank = 3;
+  static constexpr int64_t contig = 1;
+  static constexpr bool has_ptr = BTA::has_ptr;
+  BTA bt;
+  static Index<3> swap(const Index<3>& i) { return {i[0], i[2], i[1]}; }
+  auto load(const Index<3>& i) const { return bt.load(swap(i)); }
+  auto ptr(const Index<3>& i) const { return bt.ptr(swap(i)); }
+};
+
 } // namespace detail
+
+// C = A . B with B given as its transpose bt[b, n, k] (rank 3, batch first), whose runs lie
+// along k: the same bits as gemm() over B. For M <= 4 the GEMV reads bt's rows whole.
+template <typename CA, typename AA, typename BTA, typename Epi = NoEpilogue>
+void gemm_bt(const CA& c, const AA& a, const BTA& bt, int64_t batch, int64_t M, int64_t N,
+             int64_t K, const Epi& epi = {}) {
+  static_assert(CA::rank == 3 && AA::rank == 3 && BTA::rank == 3, "gemm_bt: rank-3 accessors");
+  using C = gemm_compute_t<AA, BTA>;
+  if (batch <= 0 || M <= 0 || N <= 0) return;
+  switch (M) {
+  case 1:
+    return detail::gemv_bt<C, 1>(c, a, bt, batch, N, K, epi);
+  case 2:
+    return detail::gemv_bt<C, 2>(c, a, bt, batch, N, K, epi);
+  case 3:
+    return detail::gemv_bt<C, 3>(c, a, bt, batch, N, K, epi);
+  case 4:
+    return detail::gemv_bt<C, 4>(c, a, bt, batch, N, K, epi);
+  default: {
+    const detail::TransposedB<BTA> b{bt};
+    gemm_packed<C>(detail::GemmProblem<C, CA, AA, detail::TransposedB<BTA>, Epi>{c, a, b, epi},
+                   batch, M, N, K);
+  }
+  }
+}
 
 // C[b, m, n] = epi(Index<3>{b, m, n}, sum_k A[b, m, k] * B[b, k, n]) for b < batch, m < M,
 // n < N, k < K. `epi` takes the index and the accumulated value and returns the value to

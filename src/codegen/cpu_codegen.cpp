@@ -16,6 +16,7 @@
 #include "codegen/elementwise_expr.h"
 #include "codegen/flat_plane.h"
 #include "codegen/library_gemm.h"
+#include "codegen/transposed_operand.h"
 #include "kernels/cpu/conv_shape.h"
 #include "mapping/contiguity.h"
 #include "mapping/emit.h"
@@ -617,10 +618,19 @@ private:
     if (ra > 1) ic.push_back("i[1]");
     if (rb > 1) ic.push_back("i[2]");
     Acc A = g_.view(g_.value(n.inputs[0]), 3, ia, true);
-    Acc B = g_.view(g_.value(n.inputs[1]), 3, ib, rb > 1);
+    // A few rows of A against a B whose columns, not rows, are runs (q . K^T over a K cache):
+    // B is read through its transpose (transposed_operand.h).
+    const Value* b = n.inputs[1];
+    std::optional<Mapping> bt;
+    if (M <= 4 && rb > 1 && !g_.inside.count(b))
+      bt = transposed_operand(g_.storage_mapping(b), value_base(b),
+                              int64_t(dtype_size(b->type.dtype)));
+    Acc B = bt ? g_.view(g_.mapped(*bt, b->type.dtype), 3, ib, true)
+               : g_.view(g_.value(b), 3, ib, rb > 1);
     Acc Cv = g_.view(output(), 3, ic, rb > 1);
-    return "  gemm(" + Cv.init + ", " + A.init + ", " + B.init + ", " + std::to_string(batch) +
-           ", " + std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K) + ");\n";
+    return std::string(bt ? "  gemm_bt(" : "  gemm(") + Cv.init + ", " + A.init + ", " + B.init +
+           ", " + std::to_string(batch) + ", " + std::to_string(M) + ", " + std::to_string(N) +
+           ", " + std::to_string(K) + ");\n";
   }
 
   // Gemm's alpha and beta * C, applied to the product v before the epilogue (C is @0).

@@ -2,7 +2,8 @@
 // seeded shapes (odd sizes, M = 1..4, K over several cache blocks, K = 0, broadcast
 // batches), in f32, f16 and bf16; and the property vtc is built on — the same product
 // through permuted, split, computed and broadcast accessors is bitwise identical to the
-// dense one, and GEMV rows equal the engine's rows.
+// dense one, and so is the product with B given transposed (gemm_bt), and GEMV rows equal
+// the engine's rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -91,6 +92,29 @@ template <typename T> void check_gemm(std::mt19937& rng, const GemmCase& c) {
     else
       gemm(pc, pa, pb, c.batch, c.m, c.n, c.k, epi);
     expect_bitwise(pc, dense, what + ": split A, permuted B, permuted C");
+  }
+  // B given transposed (bt[b, n, k]): dense, and split in blocks of 4 along k.
+  {
+    Tensor<T, 3> bt({bb, c.n, c.k});
+    SplitAccessor<T, 3, 4> sbt({bb, c.n, c.k});
+    for (int64_t x = 0; x < bb; ++x)
+      for (int64_t n = 0; n < c.n; ++n)
+        for (int64_t k = 0; k < c.k; ++k) {
+          bt.acc().store(Index<3>{x, n, k}, b.at({x, k, n}));
+          sbt.store(Index<3>{x, n, k}, b.at({x, k, n}));
+        }
+    Tensor<T, 3> out({c.batch, c.m, c.n}), split_out({c.batch, c.m, c.n});
+    if (c.broadcast_b) {
+      gemm_bt(out.acc(), a.acc(), BroadcastBatch<DenseAccessor<T, 3>>{bt.acc()}, c.batch, c.m, c.n,
+              c.k, epi);
+      gemm_bt(split_out.acc(), a.acc(), BroadcastBatch<SplitAccessor<T, 3, 4>>{sbt}, c.batch, c.m,
+              c.n, c.k, epi);
+    } else {
+      gemm_bt(out.acc(), a.acc(), bt.acc(), c.batch, c.m, c.n, c.k, epi);
+      gemm_bt(split_out.acc(), a.acc(), sbt, c.batch, c.m, c.n, c.k, epi);
+    }
+    expect_bitwise(out, dense, what + ": B given transposed");
+    expect_bitwise(split_out, dense, what + ": B given transposed, split");
   }
 }
 

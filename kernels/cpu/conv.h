@@ -207,8 +207,12 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   // B packed whole by channels (gemm_core.h): rows k0 .. k1 - 1 are whole channels.
   int64_t b_row_group() const { return khw; }
   template <typename Put> void for_each_b_row(int64_t b, int64_t k0, int64_t k1, Put&& put) const {
-    for (int64_t ci = k0 / khw; ci < (k1 + khw - 1) / khw; ++ci)
-      rows_of_channel(b, ci, put);
+    for (int64_t ci = k0 / khw; ci < (k1 + khw - 1) / khw; ++ci) {
+      if (const C* row = b_row_in_place(b, ci)) // 1x1: the channel plane as it lies
+        put(ci, row);
+      else
+        rows_of_channel(b, ci, put);
+    }
   }
   void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const {
     const int64_t nb = b / s.groups, co = b % s.groups * cout_g + m;

@@ -224,10 +224,11 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
   // instead, spread over the threads by rows (panel J of batch b holds element (k, c) at
   // ((b * b_panels + J) * K + k) * NR + c).
   const int64_t b_panels = (N + NR - 1) / NR;
-  const bool b_in_place = K > 0 && b_row_in_place_of<C>(p, 0, 0) != nullptr;
   const bool shared_b =
-      pre.b || (!b_in_place && tm > 1 && K > 0 &&
+      pre.b || (tm > 1 && K > 0 &&
                 packed_b_size<NR>(batch, N, K) * int64_t(sizeof(C)) <= (int64_t(2) << 20));
+  // B rows in memory are packed from their place, by every row block when B is not shared.
+  const bool b_in_place = !shared_b && K > 0 && b_row_in_place_of<C>(p, 0, 0) != nullptr;
   const C* b_whole = pre.b;
   const int64_t b_batches = pre.b ? pre.b_batches : batch;
   {
@@ -260,8 +261,12 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
         } else {
           C* row = scratch<C, 3>(N);
           for (int64_t k = k0; k < k1; ++k) {
-            p.load_b_row(b, k, 0, N, row);
-            put(k, row);
+            const C* src = b_row_in_place_of<C>(p, b, k);
+            if (!src) {
+              p.load_b_row(b, k, 0, N, row);
+              src = row;
+            }
+            put(k, src);
           }
         }
       });

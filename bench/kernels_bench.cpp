@@ -333,21 +333,23 @@ BENCHMARK_TEMPLATE(BM_DecodeAttention, k::bfloat16)
 // 3x3 stride 2, 2 = dense 3x3 64 -> 64 (56x56, implicit GEMM), 3 = dense 3x3 64 -> 32 and
 // 4 = dense 3x3 32 -> 64 on 160x160 planes (the C3k2 block's bottleneck), 5 = dense 1x1
 // 128 -> 128 on 160x160, 6 = dense 1x1 464 -> 1024 and 7 = 232 -> 232 on 7x7 planes
-// (ShuffleNet's conv5 and stage-4 units); pointwise planes are flattened to one row, as
-// generated code runs them. Weights are constants packed once, as in generated code.
+// (ShuffleNet's conv5 and stage-4 units), 8 = depthwise 3x3 over 116 channels of 14x14 and
+// 9 = the same at stride 2 over 232 channels (ShuffleNet's stage 3 and 4); pointwise planes are
+// flattened to one row, as generated code runs them. Weights are constants packed once, as in
+// generated code.
 void BM_Conv(benchmark::State& state) {
   const int mode = int(state.range(0));
   k::Conv2dShape s;
-  const bool pointwise = mode >= 5;
-  s.h = s.w = mode >= 6 ? 7 : mode >= 3 ? 160 : 56;
+  const bool pointwise = mode >= 5 && mode <= 7, small_dw = mode >= 8;
+  s.h = s.w = small_dw ? 14 : mode >= 6 ? 7 : mode >= 3 ? 160 : 56;
   s.kh = s.kw = pointwise ? 1 : 3;
   s.pad_top = s.pad_left = pointwise ? 0 : 1;
-  const int64_t cin[] = {144, 144, 64, 64, 32, 128, 464, 232},
-                cout[] = {144, 144, 64, 32, 64, 128, 1024, 232};
+  const int64_t cin[] = {144, 144, 64, 64, 32, 128, 464, 232, 116, 232},
+                cout[] = {144, 144, 64, 32, 64, 128, 1024, 232, 116, 232};
   s.c_in = cin[mode];
   s.c_out = cout[mode];
-  s.groups = mode <= 1 ? s.c_in : 1;
-  s.stride_h = s.stride_w = mode == 1 ? 2 : 1;
+  s.groups = mode <= 1 || small_dw ? s.c_in : 1;
+  s.stride_h = s.stride_w = mode == 1 || mode == 9 ? 2 : 1;
   if (pointwise) { // a pointwise convolution runs over its plane flattened to one row
     s.w = s.h * s.w;
     s.h = 1;
@@ -372,12 +374,18 @@ void BM_Conv(benchmark::State& state) {
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
-  const char* labels[] = {"depthwise 3x3 s1, 144ch",   "depthwise 3x3 s2, 144ch",
-                          "dense 3x3 64->64",          "dense 3x3 64->32, 160x160",
-                          "dense 3x3 32->64, 160x160", "dense 1x1 128->128, 160x160",
-                          "dense 1x1 464->1024, 7x7",  "dense 1x1 232->232, 7x7"};
+  const char* labels[] = {"depthwise 3x3 s1, 144ch",
+                          "depthwise 3x3 s2, 144ch",
+                          "dense 3x3 64->64",
+                          "dense 3x3 64->32, 160x160",
+                          "dense 3x3 32->64, 160x160",
+                          "dense 1x1 128->128, 160x160",
+                          "dense 1x1 464->1024, 7x7",
+                          "dense 1x1 232->232, 7x7",
+                          "depthwise 3x3 s1, 116ch, 14x14",
+                          "depthwise 3x3 s2, 232ch, 14x14"};
   state.SetLabel(labels[mode]);
 }
-BENCHMARK(BM_Conv)->DenseRange(0, 7)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 } // namespace

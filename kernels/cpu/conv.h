@@ -81,9 +81,9 @@ inline void stage_padded_rows(const A& in, const Conv2dShape& s, int64_t nb, int
       std::fill(row, row + wp, C(0));
       continue;
     }
-    std::fill(row, row + x_lo, C(0));
+    fill_edge(row, x_lo, C(0));
     load_run(in, Index<4>{nb, c, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
-    std::fill(row + x_hi, row + wp, C(0));
+    fill_edge(row + x_hi, wp - x_hi, C(0));
   }
 }
 
@@ -443,44 +443,41 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
   const WindowPhases ph =
       window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, kW);
   const int64_t flat = ph.flat;
-  parallel_for(
-      s.n * s.c_out,
-      [&](int64_t t) {
-        const int64_t nb = t / s.c_out, co = t % s.c_out, ci = co / cout_g;
-        C* plane = scratch<C, 0>(ph.one_phase() ? ph.size : ph.hp * ph.wp);
-        C* phases = ph.one_phase() ? plane : scratch<C, 3>(ph.size);
-        C* wv = scratch<C, 1>(s.kh * s.kw);
-        C* acc = scratch<C, 2>(flat);
-        // Stage 1: the input plane with zeros around it, split into phases, and the filter.
-        detail::stage_padded_rows(in, s, nb, ci, -s.pad_top, ph.hp, ph.wp, plane);
-        split_phases(ph, plane, phases, C(0));
-        for (int64_t r = 0; r < s.kh; ++r)
-          load_run(w, Index<4>{co, 0, r, 0}, s.kw, wv + r * s.kw);
-        // Stage 2: blocks of the flat output held in registers across the taps.
-        const int64_t ntaps = s.kh * s.kw;
-        int64_t j0 = 0;
-        for (; j0 + kBlock <= flat; j0 += kBlock) {
-          V a[4] = {V::zero(), V::zero(), V::zero(), V::zero()};
-          for (int64_t k = 0; k < ntaps; ++k) {
-            const V f = V::set1(wv[k]);
-            const C* src = phases + ph.taps[size_t(k)] + j0;
-            for (int v = 0; v < 4; ++v)
-              a[v] = fma(f, V::load(src + v * kW), a[v]);
-          }
-          for (int v = 0; v < 4; ++v)
-            a[v].store(acc + j0 + v * kW);
-        }
-        for (; j0 < flat; j0 += kW) {
-          V a = V::zero();
-          for (int64_t k = 0; k < ntaps; ++k)
-            a = fma(V::set1(wv[k]), V::load(phases + ph.taps[size_t(k)] + j0), a);
-          a.store(acc + j0);
-        }
-        // Stage 3: the output rows.
-        for (int64_t y = 0; y < s.h_out; ++y)
-          store_run(out, Index<4>{nb, co, y, 0}, s.w_out, acc + y * ph.wq, epi);
-      },
-      true);
+  parallel_for(s.n * s.c_out, [&](int64_t t) {
+    const int64_t nb = t / s.c_out, co = t % s.c_out, ci = co / cout_g;
+    C* plane = scratch<C, 0>(ph.one_phase() ? ph.size : ph.hp * ph.wp);
+    C* phases = ph.one_phase() ? plane : scratch<C, 3>(ph.size);
+    C* wv = scratch<C, 1>(s.kh * s.kw);
+    C* acc = scratch<C, 2>(flat);
+    // Stage 1: the input plane with zeros around it, split into phases, and the filter.
+    detail::stage_padded_rows(in, s, nb, ci, -s.pad_top, ph.hp, ph.wp, plane);
+    split_phases(ph, plane, phases, C(0));
+    for (int64_t r = 0; r < s.kh; ++r)
+      load_run(w, Index<4>{co, 0, r, 0}, s.kw, wv + r * s.kw);
+    // Stage 2: blocks of the flat output held in registers across the taps.
+    const int64_t ntaps = s.kh * s.kw;
+    int64_t j0 = 0;
+    for (; j0 + kBlock <= flat; j0 += kBlock) {
+      V a[4] = {V::zero(), V::zero(), V::zero(), V::zero()};
+      for (int64_t k = 0; k < ntaps; ++k) {
+        const V f = V::set1(wv[k]);
+        const C* src = phases + ph.taps[size_t(k)] + j0;
+        for (int v = 0; v < 4; ++v)
+          a[v] = fma(f, V::load(src + v * kW), a[v]);
+      }
+      for (int v = 0; v < 4; ++v)
+        a[v].store(acc + j0 + v * kW);
+    }
+    for (; j0 < flat; j0 += kW) {
+      V a = V::zero();
+      for (int64_t k = 0; k < ntaps; ++k)
+        a = fma(V::set1(wv[k]), V::load(phases + ph.taps[size_t(k)] + j0), a);
+      a.store(acc + j0);
+    }
+    // Stage 3: the output rows.
+    for (int64_t y = 0; y < s.h_out; ++y)
+      store_run(out, Index<4>{nb, co, y, 0}, s.w_out, acc + y * ph.wq, epi);
+  });
 }
 
 // conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise (over padded

@@ -67,6 +67,16 @@ template <typename C> inline void copy_strided(const C* src, int64_t stride, int
   }
 }
 
+// dst[0 .. n) = v, for the edges of padded rows: mostly zero or one value, which a call of
+// memset would cost many times over.
+template <typename C> inline void fill_edge(C* dst, int64_t n, C v) {
+  if (n == 1) {
+    *dst = v;
+  } else if (n > 1) {
+    std::fill(dst, dst + n, v);
+  }
+}
+
 // The longest run an accessor's run_load/run_store is asked for at once (its stack buffers).
 inline constexpr int64_t kRunChunk = 128;
 

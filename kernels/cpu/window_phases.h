@@ -63,7 +63,7 @@ template <typename C> void split_phases(const WindowPhases& p, const C* plane, C
         const int64_t row = y * p.sh + a;
         const int64_t n = row < p.hp ? (p.wp - b + p.sw - 1) / p.sw : 0; // columns here
         if (n > 0) copy_strided(plane + row * p.wp + b, p.sw, n, dst);
-        std::fill(dst + n, dst + p.wq, fill);
+        fill_edge(dst + n, p.wq - n, fill);
       }
 }
 

@@ -225,36 +225,39 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   }
 };
 
-// The implicit GEMM of a stride-1 convolution over its padded input planes, read in place.
-// Each input plane is staged once per call with its padding zeros (hp rows of wp columns) and
-// the output is computed at the padded row pitch: column n = y * wp + x, x < wp. Then B row
-// k = (ci, r, q) is the staged plane ci from offset r * dh * wp + q * dw on, one contiguous
-// row, from which the engine packs its panels directly (no im2col rows, no bounds checks).
-// Columns x >= w_out are computed from whatever lies there and never stored. Every stored output is
-// the chain of the general kernel, with the same zeros at the same padding positions: the same
-// bits.
+// The implicit GEMM of a convolution over its padded input planes, read in place. Each input
+// plane is staged once per call with its padding zeros and split into its stride phases
+// (window_phases.h; without strides the padded plane is its own single phase), and the output
+// is computed at the phases' row pitch wq: column n = y * wq + x, x < wq. Then B row
+// k = (ci, r, q) is the staged phases of ci from tap (r, q)'s offset on, one contiguous row,
+// from which the engine packs its panels directly (no im2col rows, no bounds checks). Columns
+// x >= w_out are computed from whatever lies there and never stored. Every stored output is
+// the chain of the general kernel, with the same zeros at the same padding positions: the
+// same bits.
 template <typename C, typename P> struct PaddedPlaneConvProblem {
   const P& p;
-  const C* planes; // plane (b, ci) at planes + (b * cin_g + ci) * plane_stride
-  int64_t hp, wp, plane_stride;
+  const C* planes; // the phases of plane (b, ci) at planes + (b * cin_g + ci) * plane_stride
+  const WindowPhases& ph;
+  int64_t plane_stride;
 
-  // The columns of the padded-pitch output: every row but the last is wp wide.
-  static int64_t columns(const Conv2dShape& s, int64_t wp) { return (s.h_out - 1) * wp + s.w_out; }
+  // The columns of the output at the phases' pitch: every row but the last is wq wide.
+  static int64_t columns(const Conv2dShape& s, const WindowPhases& ph) {
+    return (s.h_out - 1) * ph.wq + s.w_out;
+  }
   void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const {
     p.load_a_row(b, m, k0, kc, dst);
   }
   void load_b_row(int64_t, int64_t, int64_t, int64_t, C*) const {} // every row is in place
   const C* b_row_in_place(int64_t b, int64_t k) const {
-    const Conv2dShape& s = p.s;
-    const int64_t ci = k / p.khw, r = k % p.khw / s.kw, q = k % s.kw;
-    return planes + (b * p.cin_g + ci) * plane_stride + r * s.dil_h * wp + q * s.dil_w;
+    const int64_t ci = k / p.khw;
+    return planes + (b * p.cin_g + ci) * plane_stride + ph.taps[size_t(k % p.khw)];
   }
   void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const {
     const Conv2dShape& s = p.s;
-    const int64_t nb = b / s.groups, co = b % s.groups * p.cout_g + m;
-    int64_t y = n0 / wp, x0 = n0 % wp;
+    const int64_t nb = b / s.groups, co = b % s.groups * p.cout_g + m, wq = ph.wq;
+    int64_t y = n0 / wq, x0 = n0 % wq;
     for (int64_t n = n0, end = n0 + nc; n < end; ++y, x0 = 0) {
-      const int64_t len = std::min(wp - x0, end - n);
+      const int64_t len = std::min(wq - x0, end - n);
       if (x0 < s.w_out)
         store_run(p.out, Index<4>{nb, co, y, x0}, std::min(len, s.w_out - x0), src + (n - n0),
                   p.epi);
@@ -279,18 +282,20 @@ template <typename C> struct PaddedPlaneTile {
 template <typename C, typename P>
 void conv2d_padded_plane(const P& p, const Conv2dShape& s, ConstantRef wref) {
   if (s.n <= 0 || p.cout_g <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
-  const int64_t hp = (s.h_out - 1) + (s.kh - 1) * s.dil_h + 1;
-  const int64_t wp = (s.w_out - 1) + (s.kw - 1) * s.dil_w + 1;
-  // B row (ci, r, q) ends at hp * wp - 1 of its plane for r = kh - 1, q = kw - 1.
-  const int64_t plane_stride = (hp * wp + 15) / 16 * 16;
+  const WindowPhases ph =
+      window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, 1);
+  // Row k of B ends at taps[k] + columns - 1 < ph.size, inside its channel's phases.
+  const int64_t plane_stride = (ph.size + 15) / 16 * 16;
   const int64_t planes = s.n * s.c_in;
   C* staged = scratch<C, 12>(planes * plane_stride);
   parallel_for(planes, [&](int64_t t) {
-    C* plane = staged + t * plane_stride;
-    stage_padded_rows(p.in, s, t / s.c_in, t % s.c_in, -s.pad_top, hp, wp, plane);
+    C* phases = staged + t * plane_stride;
+    C* plane = ph.one_phase() ? phases : scratch<C, 13>(ph.hp * ph.wp);
+    stage_padded_rows(p.in, s, t / s.c_in, t % s.c_in, -s.pad_top, ph.hp, ph.wp, plane);
+    split_phases(ph, plane, phases, C(0));
   });
-  const PaddedPlaneConvProblem<C, P> pp{p, staged, hp, wp, plane_stride};
-  const int64_t N = PaddedPlaneConvProblem<C, P>::columns(s, wp);
+  const PaddedPlaneConvProblem<C, P> pp{p, staged, ph, plane_stride};
+  const int64_t N = PaddedPlaneConvProblem<C, P>::columns(s, ph);
   using Tile = PaddedPlaneTile<C>;
   const int64_t M = p.cout_g, K = p.cin_g * p.khw;
   std::shared_ptr<const C> packed;

@@ -16,14 +16,15 @@ struct Conv2dShape {
   int64_t pad_top = 0, pad_left = 0;
 };
 
-// Does the implicit GEMM run over padded planes (conv.h, PaddedPlaneConvProblem)? Stride 1
-// and a filter wider than 1x1 (a 1x1 filter needs no staging), on planes of at least 256
-// positions wide enough that the padding columns computed and dropped are at most an eighth
-// of the work.
+// Does the implicit GEMM run over padded planes (conv.h, PaddedPlaneConvProblem)? A filter
+// wider than 1x1 (a 1x1 filter at stride 1 needs no staging), on planes of at least 256
+// positions wide enough that the columns computed and dropped at the row pitch of the padded
+// plane's stride phases are at most an eighth of the work.
 inline bool padded_plane_fits(const Conv2dShape& s) {
-  const int64_t extra = (s.kw - 1) * s.dil_w;
-  return s.stride_h == 1 && s.stride_w == 1 && s.kh * s.kw > 1 && extra * 8 <= s.w_out &&
-         s.h_out * s.w_out >= 256;
+  if (s.kh * s.kw <= 1 || s.stride_w <= 0 || s.h_out * s.w_out < 256) return false;
+  const int64_t wp = (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
+  const int64_t wq = (wp + s.stride_w - 1) / s.stride_w; // the phases' row pitch
+  return (wq - s.w_out) * 8 <= s.w_out;
 }
 
 } // namespace vtc::kernels

@@ -158,6 +158,8 @@ std::vector<ConvCase> conv_cases() {
       {1, 5, 20, 24, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // padded planes
       {2, 6, 18, 70, 10, 3, 5, 2, 1, 1, 1, 2, 1, 3, 0, 5},  // padded planes, groups, dilation
       {1, 40, 16, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // padded planes, K = 360
+      {1, 3, 40, 44, 8, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1},   // padded planes, stride 2
+      {1, 4, 36, 70, 6, 3, 5, 2, 2, 2, 2, 2, 2, 4, 2, 4},   // stride phases, dilation, groups
   };
 }
 

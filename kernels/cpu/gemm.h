@@ -124,11 +124,12 @@ inline void gemv_panel(const CA& c, const BA& b, const C* xa, int64_t bi, int64_
     store_run(c, Index<3>{bi, r, n0}, nw, acc + r * nw, epi);
 }
 
-template <typename C, int MROWS, typename CA, typename AA, typename BA, typename Epi>
-void gemv(const CA& c, const AA& a, const BA& b, int64_t batch, int64_t N, int64_t K,
-          const Epi& epi) {
-  // Column panels: long row segments stream best; at most 4096 / M wide (the accumulators
-  // stay in L1 / L2), about two per thread.
+// The GEMV over column panels: the rows of A loaded once, then panel(bi, n0, nw, xa) for the
+// columns [n0, n0 + nw) of batch bi (xa: its MROWS rows of A, K each) over the threads. Long
+// row segments stream best: panels at most 4096 / M wide (the accumulators stay in L1 / L2),
+// about two per thread.
+template <typename C, int MROWS, typename AA, typename Panel>
+void gemv_panels(const AA& a, int64_t batch, int64_t N, int64_t K, Panel&& panel) {
   constexpr int64_t W = Vec<C>::width;
   const int64_t want = std::max<int64_t>(1, 2 * max_threads() / std::max<int64_t>(batch, 1));
   int64_t nw = std::clamp<int64_t>((N + want - 1) / want, 64, 4096 / MROWS);
@@ -140,7 +141,15 @@ void gemv(const CA& c, const AA& a, const BA& b, int64_t batch, int64_t N, int64
       load_run(a, Index<3>{bi, r, 0}, K, xa_all + (bi * MROWS + r) * K);
   parallel_for(batch * panels, [&](int64_t t) {
     const int64_t bi = t / panels, n0 = t % panels * nw;
-    gemv_panel<C, MROWS>(c, b, xa_all + bi * MROWS * K, bi, n0, std::min(nw, N - n0), K, epi);
+    panel(bi, n0, std::min(nw, N - n0), static_cast<const C*>(xa_all + bi * MROWS * K));
+  });
+}
+
+template <typename C, int MROWS, typename CA, typename AA, typename BA, typename Epi>
+void gemv(const CA& c, const AA& a, const BA& b, int64_t batch, int64_t N, int64_t K,
+          const Epi& epi) {
+  gemv_panels<C, MROWS>(a, batch, N, K, [&](int64_t bi, int64_t n0, int64_t nw, const C* xa) {
+    gemv_panel<C, MROWS>(c, b, xa, bi, n0, nw, K, epi);
   });
 }
 
@@ -187,19 +196,26 @@ inline void gemv_bt_panel(const CA& c, const BTA& bt, const C* xa, int64_t bi, i
 template <typename C, int MROWS, typename CA, typename AA, typename BTA, typename Epi>
 void gemv_bt(const CA& c, const AA& a, const BTA& bt, int64_t batch, int64_t N, int64_t K,
              const Epi& epi) {
-  constexpr int64_t W = Vec<C>::width;
-  const int64_t want = std::max<int64_t>(1, 2 * max_threads() / std::max<int64_t>(batch, 1));
-  int64_t nw = std::clamp<int64_t>((N + want - 1) / want, 64, 4096 / MROWS);
-  nw = std::min((nw + W - 1) / W * W, N);
-  const int64_t panels = (N + nw - 1) / nw;
-  C* xa_all = scratch<C, 5>(batch * MROWS * std::max<int64_t>(K, 1));
-  for (int64_t bi = 0; bi < batch; ++bi)
-    for (int r = 0; r < MROWS; ++r)
-      load_run(a, Index<3>{bi, r, 0}, K, xa_all + (bi * MROWS + r) * K);
-  parallel_for(batch * panels, [&](int64_t t) {
-    const int64_t bi = t / panels, n0 = t % panels * nw;
-    gemv_bt_panel<C, MROWS>(c, bt, xa_all + bi * MROWS * K, bi, n0, std::min(nw, N - n0), K, epi);
+  gemv_panels<C, MROWS>(a, batch, N, K, [&](int64_t bi, int64_t n0, int64_t nw, const C* xa) {
+    gemv_bt_panel<C, MROWS>(c, bt, xa, bi, n0, nw, K, epi);
   });
+}
+
+// f(std::integral_constant<int, M>{}) for the row counts the GEMV paths take (M = 1..4):
+// true when it ran.
+template <typename F> bool with_gemv_rows(int64_t M, F&& f) {
+  switch (M) {
+  case 1:
+    return f(std::integral_constant<int, 1>{}), true;
+  case 2:
+    return f(std::integral_constant<int, 2>{}), true;
+  case 3:
+    return f(std::integral_constant<int, 3>{}), true;
+  case 4:
+    return f(std::integral_constant<int, 4>{}), true;
+  default:
+    return false;
+  }
 }
 
 // B of a product read through its transpose bt[b, n, k] (for M > 4: the engine's B rows are
@@ -225,21 +241,12 @@ void gemm_bt(const CA& c, const AA& a, const BTA& bt, int64_t batch, int64_t M, 
   static_assert(CA::rank == 3 && AA::rank == 3 && BTA::rank == 3, "gemm_bt: rank-3 accessors");
   using C = gemm_compute_t<AA, BTA>;
   if (batch <= 0 || M <= 0 || N <= 0) return;
-  switch (M) {
-  case 1:
-    return detail::gemv_bt<C, 1>(c, a, bt, batch, N, K, epi);
-  case 2:
-    return detail::gemv_bt<C, 2>(c, a, bt, batch, N, K, epi);
-  case 3:
-    return detail::gemv_bt<C, 3>(c, a, bt, batch, N, K, epi);
-  case 4:
-    return detail::gemv_bt<C, 4>(c, a, bt, batch, N, K, epi);
-  default: {
-    const detail::TransposedB<BTA> b{bt};
-    gemm_packed<C>(detail::GemmProblem<C, CA, AA, detail::TransposedB<BTA>, Epi>{c, a, b, epi},
-                   batch, M, N, K);
-  }
-  }
+  if (detail::with_gemv_rows(
+          M, [&](auto rows) { detail::gemv_bt<C, rows()>(c, a, bt, batch, N, K, epi); }))
+    return;
+  const detail::TransposedB<BTA> b{bt};
+  gemm_packed<C>(detail::GemmProblem<C, CA, AA, detail::TransposedB<BTA>, Epi>{c, a, b, epi}, batch,
+                 M, N, K);
 }
 
 // C[b, m, n] = epi(Index<3>{b, m, n}, sum_k A[b, m, k] * B[b, k, n]) for b < batch, m < M,
@@ -252,18 +259,10 @@ void gemm(const CA& c, const AA& a, const BA& b, int64_t batch, int64_t M, int64
   using C = gemm_compute_t<AA, BA>;
   static_assert(std::is_floating_point_v<C>, "gemm: floating-point operands");
   if (batch <= 0 || M <= 0 || N <= 0) return;
-  switch (M) {
-  case 1:
-    return detail::gemv<C, 1>(c, a, b, batch, N, K, epi);
-  case 2:
-    return detail::gemv<C, 2>(c, a, b, batch, N, K, epi);
-  case 3:
-    return detail::gemv<C, 3>(c, a, b, batch, N, K, epi);
-  case 4:
-    return detail::gemv<C, 4>(c, a, b, batch, N, K, epi);
-  default:
-    gemm_packed<C>(detail::GemmProblem<C, CA, AA, BA, Epi>{c, a, b, epi}, batch, M, N, K);
-  }
+  if (detail::with_gemv_rows(
+          M, [&](auto rows) { detail::gemv<C, rows()>(c, a, b, batch, N, K, epi); }))
+    return;
+  gemm_packed<C>(detail::GemmProblem<C, CA, AA, BA, Epi>{c, a, b, epi}, batch, M, N, K);
 }
 
 } // namespace vtc::kernels

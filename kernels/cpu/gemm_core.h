@@ -103,6 +103,20 @@ template <typename C, int NR> inline void copy_panel_row(const C* src, C* dst) {
     V::load(src + v * V::width).store(dst + v * V::width);
 }
 
+// src[0 .. n) as row k of consecutive k-major B panels, NR columns each (panel j at
+// dst + j * panel_stride, its row k at + k * NR); the last panel's columns past n are zero.
+template <typename C, int NR>
+inline void put_panel_row(const C* src, int64_t n, C* dst, int64_t panel_stride) {
+  const int64_t full = n / NR;
+  for (int64_t j = 0; j < full; ++j)
+    copy_panel_row<C, NR>(src + j * NR, dst + j * panel_stride);
+  if (full * NR < n) {
+    C* d = dst + full * panel_stride;
+    std::copy(src + full * NR, src + n, d);
+    std::fill(d + (n - full * NR), d + NR, C(0));
+  }
+}
+
 // Row k of B in place, or null (also for a Problem without b_row_in_place).
 template <typename C, typename Problem>
 inline const C* b_row_in_place_of(const Problem& p, int64_t b, int64_t k) {
@@ -231,47 +245,37 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
   const bool b_in_place = !shared_b && K > 0 && b_row_in_place_of<C>(p, 0, 0) != nullptr;
   const C* b_whole = pre.b;
   const int64_t b_batches = pre.b ? pre.b_batches : batch;
-  {
-    if (shared_b && !pre.b) {
-      C* dst = scratch<C, 8>(batch * b_panels * K * NR);
-      constexpr bool by_rows = requires {
-        p.for_each_b_row(int64_t(0), int64_t(0), int64_t(0), [](int64_t, const C*) {});
+  if (shared_b && !pre.b) {
+    C* dst = scratch<C, 8>(batch * b_panels * K * NR);
+    constexpr bool by_rows = requires {
+      p.for_each_b_row(int64_t(0), int64_t(0), int64_t(0), [](int64_t, const C*) {});
+    };
+    int64_t group = 1;
+    if constexpr (by_rows) group = p.b_row_group();
+    const int64_t groups = (K + group - 1) / group;
+    const int64_t chunks = std::min<int64_t>(groups, 4 * int64_t(max_threads())),
+                  rows = (groups + chunks - 1) / chunks * group;
+    parallel_for(batch * chunks, [&](int64_t t) {
+      const int64_t b = t / chunks, k0 = t % chunks * rows, k1 = std::min(K, k0 + rows);
+      C* base = dst + b * b_panels * K * NR;
+      auto put = [&](int64_t k, const C* row) {
+        put_panel_row<C, NR>(row, N, base + k * NR, K * NR);
       };
-      int64_t group = 1;
-      if constexpr (by_rows) group = p.b_row_group();
-      const int64_t groups = (K + group - 1) / group;
-      const int64_t chunks = std::min<int64_t>(groups, 4 * int64_t(max_threads())),
-                    rows = (groups + chunks - 1) / chunks * group;
-      parallel_for(batch * chunks, [&](int64_t t) {
-        const int64_t b = t / chunks, k0 = t % chunks * rows, k1 = std::min(K, k0 + rows);
-        C* base = dst + b * b_panels * K * NR;
-        // Row k into the panels: whole panels copied, the last one's columns past N zero.
-        auto put = [&](int64_t k, const C* row) {
-          const int64_t full = N / NR;
-          for (int64_t j = 0; j < full; ++j)
-            copy_panel_row<C, NR>(row + j * NR, base + (j * K + k) * NR);
-          if (full < b_panels) {
-            C* d = base + (full * K + k) * NR;
-            std::copy(row + full * NR, row + N, d);
-            std::fill(d + (N - full * NR), d + NR, C(0));
+      if constexpr (by_rows) {
+        p.for_each_b_row(b, k0, k1, put);
+      } else {
+        C* row = scratch<C, 3>(N);
+        for (int64_t k = k0; k < k1; ++k) {
+          const C* src = b_row_in_place_of<C>(p, b, k);
+          if (!src) {
+            p.load_b_row(b, k, 0, N, row);
+            src = row;
           }
-        };
-        if constexpr (by_rows) {
-          p.for_each_b_row(b, k0, k1, put);
-        } else {
-          C* row = scratch<C, 3>(N);
-          for (int64_t k = k0; k < k1; ++k) {
-            const C* src = b_row_in_place_of<C>(p, b, k);
-            if (!src) {
-              p.load_b_row(b, k, 0, N, row);
-              src = row;
-            }
-            put(k, src);
-          }
+          put(k, src);
         }
-      });
-      b_whole = dst;
-    }
+      }
+    });
+    b_whole = dst;
   }
   parallel_for(
       batch * tm * tn,
@@ -302,46 +306,28 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
         if (K == 0) std::fill(cb, cb + pm * MR * ldc, C(0));
         for (int64_t k0 = 0; k0 < K; k0 += bl.kc) {
           const int64_t kc = std::min(bl.kc, K - k0);
-          // Pack B: panel j is kc x NR, k-major; one row of the block is loaded at a time
-          // (one call of the Problem per row: its index arithmetic is per run, not per panel).
-          // B rows in memory: each packed straight from its place, the row kAhead rows on
-          // asked of the cache (rows of scattered planes defeat the hardware prefetcher);
-          // the Problem may decline a row (null), which is then loaded.
-          if (b_in_place) {
-            constexpr int64_t kAhead = 18;
-            const int64_t full = nc / NR;
-            for (int64_t k = 0; k < kc; ++k) {
-              if (k + kAhead < kc) {
+          // Pack B: panel j is kc x NR, k-major; one row of the block at a time, read in place
+          // (the row kAhead rows on asked of the cache: rows of scattered planes defeat the
+          // hardware prefetcher) or loaded by the Problem (one call per row: its index
+          // arithmetic is per run, not per panel).
+          constexpr int64_t kAhead = 18;
+          for (int64_t k = 0; k < kc && !shared_b; ++k) {
+            const C* src = b_in_place ? b_row_in_place_of<C>(p, b, k0 + k) : nullptr;
+            if (src) {
+              src += n0;
+              if (k + kAhead < kc)
                 if (const C* ahead = b_row_in_place_of<C>(p, b, k0 + k + kAhead))
                   for (int64_t x = 0; x < nc; x += 64 / int64_t(sizeof(C)))
                     __builtin_prefetch(ahead + n0 + x);
-              }
-              const C* src = b_row_in_place_of<C>(p, b, k0 + k);
-              if (src) {
-                src += n0;
-              } else {
-                p.load_b_row(b, k0 + k, n0, nc, row);
-                src = row;
-              }
-              for (int64_t j = 0; j < full; ++j)
-                copy_panel_row<C, NR>(src + j * NR, bp + (j * kc + k) * NR);
-              if (full < pn) {
-                C* d = bp + (full * kc + k) * NR;
-                std::copy(src + full * NR, src + nc, d);
-                std::fill(d + (nc - full * NR), d + NR, C(0));
-              }
-            }
-          } else {
-            std::fill(row + nc, row + pn * NR, C(0));
-            for (int64_t k = 0; k < kc && !shared_b; ++k) {
+            } else {
               if constexpr (requires { p.prefetch_b_row(b, k, n0, nc); }) {
                 if (n1 < N) // the same row of the next column block
                   p.prefetch_b_row(b, k0 + k, n1, std::min(nc, N - n1));
               }
               p.load_b_row(b, k0 + k, n0, nc, row);
-              for (int64_t j = 0; j < pn; ++j)
-                copy_panel_row<C, NR>(row + j * NR, bp + (j * kc + k) * NR);
+              src = row;
             }
+            put_panel_row<C, NR>(src, nc, bp + k * NR, kc * NR);
           }
           for (int64_t i = 0; i < pm && a_buf && !have_a; ++i) { // pack A: panel i, k-major
             C* dst = a_buf + i * a_panel + k0 * a_k;

@@ -155,8 +155,9 @@ void gemv(const CA& c, const AA& a, const BA& b, int64_t batch, int64_t N, int64
 
 // B given transposed, bt[b, n, k], with its runs along k (decode attention's scores q . K^T
 // read from the K cache as it lies). Rows [0, MROWS) of C over the columns [n0, n0 + nw): each
-// vector of W columns gathers its W rows of bt into a k-major tile in L1, then runs the GEMV
-// chain over k; the columns and the order over k are those of gemv_panel, so are the bits.
+// vector of W columns reads its W rows of bt, turns them into vectors over the columns (16 x 16
+// blocks transposed in registers on AVX-512 f32, a k-major tile in L1 otherwise) and runs the
+// GEMV chain over k; the columns and the order over k are those of gemv_panel, so are the bits.
 template <typename C, int MROWS, typename CA, typename BTA, typename Epi>
 inline void gemv_bt_panel(const CA& c, const BTA& bt, const C* xa, int64_t bi, int64_t n0,
                           int64_t nw, int64_t K, const Epi& epi) {
@@ -165,24 +166,35 @@ inline void gemv_bt_panel(const CA& c, const BTA& bt, const C* xa, int64_t bi, i
   const int64_t padded = (nw + W - 1) / W * W;
   C* acc = scratch<C, 4>(MROWS * padded);
   C* tile = scratch<C, 6>(std::max<int64_t>(K, 1) * W); // tile[k * W + j] = B[k, n + j]
-  C* row = scratch<C, 7>(std::max<int64_t>(K, 1));
+  C* rows = scratch<C, 7>(std::max<int64_t>(K, 1) * W);
   for (int64_t n = 0; n < nw; n += W) {
     const int64_t cols = std::min<int64_t>(W, nw - n);
-    for (int64_t j = 0; j < W; ++j) {
-      if (j < cols) {
-        const C* src = view_run(bt, Index<3>{bi, n0 + n + j, 0}, K, row);
-        for (int64_t k = 0; k < K; ++k)
-          tile[k * W + j] = src[k];
-      } else {
-        for (int64_t k = 0; k < K; ++k)
-          tile[k * W + j] = C(0);
-      }
-    }
+    const C* src[W];
+    for (int64_t j = 0; j < cols; ++j)
+      src[j] = view_run(bt, Index<3>{bi, n0 + n + j, 0}, K, rows + j * K);
     V a[MROWS];
     for (int r = 0; r < MROWS; ++r)
       a[r] = V::zero();
-    for (int64_t k = 0; k < K; ++k) {
-      const V b = V::load(tile + k * W);
+    int64_t k = 0;
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<C, float>) {
+      for (; cols == W && k + W <= K; k += W) {
+        V t[W];
+        for (int j = 0; j < W; ++j)
+          t[j] = V::load(src[j] + k);
+        transpose_16x16(t); // t[u]: B[k + u, n .. n + 15]
+        for (int u = 0; u < W; ++u)
+          for (int r = 0; r < MROWS; ++r)
+            a[r] = fma(V::set1(xa[r * K + k + u]), t[u], a[r]);
+      }
+    }
+#endif
+    const int64_t k_rest = k;
+    for (int64_t j = 0; j < W; ++j)
+      for (int64_t kk = k_rest; kk < K; ++kk)
+        tile[(kk - k_rest) * W + j] = j < cols ? src[j][kk] : C(0);
+    for (; k < K; ++k) {
+      const V b = V::load(tile + (k - k_rest) * W);
       for (int r = 0; r < MROWS; ++r)
         a[r] = fma(V::set1(xa[r * K + k]), b, a[r]);
     }

@@ -41,6 +41,34 @@ template <> struct Vec<double> {
   friend Vec fma(Vec a, Vec b, Vec c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)}; }
 };
 
+// r[i] lane j <- r[j] lane i: a 16 x 16 block of floats transposed in registers (pairs
+// unpacked, then shuffled within 128-bit lanes, then the lanes shuffled twice). Values move
+// unchanged.
+inline void transpose_16x16(Vec<float>* r) {
+  __m512 t[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i].v, r[2 * i + 1].v);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i].v, r[2 * i + 1].v);
+  }
+  __m512 u[16];
+  for (int g = 0; g < 4; ++g) {
+    const __m512* q = t + 4 * g;
+    u[4 * g + 0] = _mm512_shuffle_ps(q[0], q[2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * g + 1] = _mm512_shuffle_ps(q[0], q[2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[4 * g + 2] = _mm512_shuffle_ps(q[1], q[3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * g + 3] = _mm512_shuffle_ps(q[1], q[3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 4; ++i) {
+      t[8 * h + i] = _mm512_shuffle_f32x4(u[8 * h + i], u[8 * h + 4 + i], 0x88);
+      t[8 * h + 4 + i] = _mm512_shuffle_f32x4(u[8 * h + i], u[8 * h + 4 + i], 0xdd);
+    }
+  for (int i = 0; i < 8; ++i) {
+    r[i].v = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
+    r[8 + i].v = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xdd);
+  }
+}
+
 // (The maskz forms: GCC 12 warns about the undefined source of the unmasked ones.)
 inline Vec<float> load_widen(const bfloat16* p) {
   const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));

@@ -6,10 +6,10 @@
 //
 // Two kernels, one summation order. The general one is an implicit GEMM on the engine of
 // gemm_core.h — batch (n, g), M = Cout_g, N = Hout*Wout, K = Cin_g*kh*kw with k = (ci, r, s)
-// — whose B panels are packed straight from the input accessor (im2col-free); at stride 1 on
-// large planes it runs over input planes staged once with their padding, whose rows are the
-// B rows as they lie (PaddedPlaneConvProblem). The direct
-// depthwise kernel (Cin_g == 1) stages each padded input plane in a local buffer. Both
+// — whose B panels are packed straight from the input accessor (im2col-free); on large planes
+// it runs over input planes staged once with their padding and split into stride phases,
+// whose rows are the B rows as they lie (PaddedPlaneConvProblem). The direct depthwise kernel
+// (Cin_g == 1) stages each padded input plane in a local buffer. Both
 // compute acc = 0; acc = fma(W, In, acc) over k in order, padding positions included as
 // zeros, so they give the same bits and conv2d() may pick either by shape.
 #pragma once
@@ -85,6 +85,27 @@ inline void stage_padded_rows(const A& in, const Conv2dShape& s, int64_t nb, int
     load_run(in, Index<4>{nb, c, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
     fill_edge(row + x_hi, wp - x_hi, C(0));
   }
+}
+
+// The padded plane (nb, c) staged and split into the stride phases `ph` (window_phases.h), in
+// `phases` (ph.size values): what the depthwise and padded-plane kernels read their taps from.
+template <typename C, typename A>
+inline void stage_phases(const A& in, const Conv2dShape& s, const WindowPhases& ph, int64_t nb,
+                         int64_t c, C* phases) {
+  C* plane = ph.one_phase() ? phases : scratch<C, 13>(ph.hp * ph.wp);
+  stage_padded_rows(in, s, nb, c, -s.pad_top, ph.hp, ph.wp, plane);
+  split_phases(ph, plane, phases, C(0));
+}
+
+// The weights of a convolution with constant weights (`wref` given) packed whole per group into
+// panels of MR output channels, once per program (gemm_core.h's pack_a_whole); null otherwise.
+template <typename C, int MR, typename P>
+std::shared_ptr<const C> packed_weights(const P& p, const Conv2dShape& s, ConstantRef wref) {
+  if (!wref.packs) return nullptr;
+  const int64_t M = p.cout_g, K = p.cin_g * p.khw;
+  const int64_t tag = ((s.groups * 4099 + M) * 4099 + K) * 64 + MR;
+  return wref.packs->get<C>(wref.key, tag, packed_a_size<MR>(s.groups, M, K),
+                            [&](C* dst) { pack_a_whole<C, MR>(p, s.groups, M, K, dst); });
 }
 
 template <typename C, typename OutA, typename InA, typename WA, typename Epi> struct ConvProblem {
@@ -289,21 +310,14 @@ void conv2d_padded_plane(const P& p, const Conv2dShape& s, ConstantRef wref) {
   const int64_t planes = s.n * s.c_in;
   C* staged = scratch<C, 12>(planes * plane_stride);
   parallel_for(planes, [&](int64_t t) {
-    C* phases = staged + t * plane_stride;
-    C* plane = ph.one_phase() ? phases : scratch<C, 13>(ph.hp * ph.wp);
-    stage_padded_rows(p.in, s, t / s.c_in, t % s.c_in, -s.pad_top, ph.hp, ph.wp, plane);
-    split_phases(ph, plane, phases, C(0));
+    stage_phases(p.in, s, ph, t / s.c_in, t % s.c_in, staged + t * plane_stride);
   });
   const PaddedPlaneConvProblem<C, P> pp{p, staged, ph, plane_stride};
   const int64_t N = PaddedPlaneConvProblem<C, P>::columns(s, ph);
   using Tile = PaddedPlaneTile<C>;
   const int64_t M = p.cout_g, K = p.cin_g * p.khw;
-  std::shared_ptr<const C> packed;
-  if (wref.packs) { // every image uses the same weights: pack the groups once
-    const int64_t tag = ((s.groups * 4099 + M) * 4099 + K) * 64 + Tile::MR;
-    packed = wref.packs->get<C>(wref.key, tag, packed_a_size<Tile::MR>(s.groups, M, K),
-                                [&](C* dst) { pack_a_whole<C, Tile::MR>(p, s.groups, M, K, dst); });
-  }
+  // Every image uses the same weights: the groups packed once (batch b uses group b % groups).
+  const auto packed = packed_weights<C, Tile::MR>(p, s, wref);
   const PrepackedOperands<C> pre{packed.get(), s.groups};
   gemm_packed_tiles<C, Tile::MR, Tile::NV>(pp, s.n * s.groups, M, N, K, pre);
 }
@@ -388,8 +402,8 @@ void conv2d_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, i
 
 // Which convolution kernel runs, when the caller knows it at compile time (generated code
 // knows every shape): only that kernel is instantiated, which halves compile times.
-// implicit_gemm is the general kernel; padded_plane its stride-1 form over staged planes
-// (for the shapes padded_plane_fits() accepts).
+// implicit_gemm is the general kernel; padded_plane its form over staged planes split into
+// stride phases (for the shapes padded_plane_fits() accepts).
 enum class ConvKernel { by_shape, depthwise, implicit_gemm, padded_plane };
 
 // The implicit-GEMM convolution (any groups), general or over padded planes (`Kernel`;
@@ -419,12 +433,9 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
       if (N < Vec<C>::width && N > 0) return detail::conv2d_transposed<C>(p, s, M, N, K, wref);
     }
     if constexpr (small_known) return; // only an empty output plane gets here
-    // Every batch n uses the same weights: pack the groups once (batch index = group).
-    const int64_t tag = ((s.groups * 4099 + M) * 4099 + K) * 64 + GemmTile<C>::MR;
-    auto packed = wref.packs->get<C>(
-        wref.key, tag, packed_a_size<GemmTile<C>::MR>(s.groups, M, K),
-        [&](C* dst) { pack_a_whole<C, GemmTile<C>::MR>(p, s.groups, M, K, dst); });
-    // Batch b of the problem is image b / groups, group b % groups: the packs are per group.
+    // Every batch n uses the same weights: the groups packed once. Batch b of the problem is
+    // image b / groups, group b % groups: the packs are per group.
+    const auto packed = detail::packed_weights<C, GemmTile<C>::MR>(p, s, wref);
     gemm_packed<C, Positions>(p, s.n * s.groups, M, N, K, packed.get(), s.groups);
   }
 }
@@ -450,13 +461,11 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
   const int64_t flat = ph.flat;
   parallel_for(s.n * s.c_out, [&](int64_t t) {
     const int64_t nb = t / s.c_out, co = t % s.c_out, ci = co / cout_g;
-    C* plane = scratch<C, 0>(ph.one_phase() ? ph.size : ph.hp * ph.wp);
-    C* phases = ph.one_phase() ? plane : scratch<C, 3>(ph.size);
+    C* phases = scratch<C, 3>(ph.size);
     C* wv = scratch<C, 1>(s.kh * s.kw);
     C* acc = scratch<C, 2>(flat);
     // Stage 1: the input plane with zeros around it, split into phases, and the filter.
-    detail::stage_padded_rows(in, s, nb, ci, -s.pad_top, ph.hp, ph.wp, plane);
-    split_phases(ph, plane, phases, C(0));
+    detail::stage_phases(in, s, ph, nb, ci, phases);
     for (int64_t r = 0; r < s.kh; ++r)
       load_run(w, Index<4>{co, 0, r, 0}, s.kw, wv + r * s.kw);
     // Stage 2: blocks of the flat output held in registers across the taps.
@@ -486,8 +495,8 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
 }
 
 // conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise (over padded
-// planes where they fit) — chosen here
-// by the shape, or by the caller (`Kernel`, with `Positions` = h_out * w_out) at compile time.
+// planes where they fit) — chosen here by the shape, or by the caller (`Kernel`, with
+// `Positions` = h_out * w_out) at compile time.
 template <ConvKernel Kernel = ConvKernel::by_shape, int64_t Positions = -1, typename OutA,
           typename InA, typename WA, typename Epi = NoEpilogue>
 void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s, const Epi& epi = {},

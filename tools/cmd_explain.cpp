@@ -40,7 +40,7 @@ int explain(const ExplainArgs& args) {
   canonicalize(g);
   KernelPlan plan = plan_kernels(g, args.options);
   AnalyticCostModel model;
-  Strategy s = choose_strategy(plan.kg, plan.strategy, model);
+  Strategy s = choose_for_target(g, plan, args.options, model);
   fmt::print("{}", explain_text(s));
   fmt::print("kernels (library {}):\n{}", args.options.library, kernel_impl_text(plan.kg));
   if (args.dot.empty() && args.svg.empty()) return 0;

@@ -1,4 +1,5 @@
-// Options → fusion, each kernel's implementation, a storage decision by the chosen strategy,
+// Options → fusion, each kernel's implementation, a storage decision by the chosen strategy
+// (greedy weighing the peak memory of the programs it would lower to),
 // and lower_program (see lowering.h).
 #include "runtime/lowering.h"
 
@@ -8,6 +9,7 @@
 #include "codegen/kernel_choice.h"
 #include "lower/lower.h"
 #include "passes/fusion.h"
+#include "runtime/memory_plan.h"
 #include "strategy/cost_model.h"
 #include "strategy/strategy.h"
 #include "support/error.h"
@@ -37,16 +39,20 @@ KernelPlan plan_kernels(const Graph& g, const Options& options) {
   return plan;
 }
 
-Program lower_for_target(const Graph& g, const Options& options) {
-  KernelPlan plan = plan_kernels(g, options);
-  const KernelGraph& kg = plan.kg;
-  const StrategyOptions& so = plan.strategy;
-  Strategy strategy = choose_strategy(kg, so, AnalyticCostModel());
-  VTC_CHECK(strategy.tables().empty())
-      << "strategy " << options.strategy << " needs inverse index tables, which the cpu "
-      << "target does not materialise yet";
+Strategy choose_for_target(const Graph& g, const KernelPlan& plan, const Options& options,
+                           const CostModel& model) {
+  StrategyOptions so = plan.strategy;
+  if (so.kind == StrategyKind::greedy)
+    so.peak_bytes = [&](const Strategy& s) {
+      return plan_memory(lower_strategy(g, plan.kg, s, options)).peak_bytes;
+    };
+  return choose_strategy(plan.kg, so, model);
+}
+
+Program lower_strategy(const Graph& g, const KernelGraph& kg, const Strategy& strategy,
+                       const Options& options) {
   StorageDecision decision;
-  decision.strategy = strategy_kind_name(so.kind);
+  decision.strategy = strategy_kind_name(strategy.kind);
   for (const Value* v : strategy.virtual_values())
     decision.virtual_values.emplace(v, *strategy.operand(v).mapping);
   std::set<const Node*> remaining;
@@ -59,6 +65,15 @@ Program lower_for_target(const Graph& g, const Options& options) {
   LowerOptions lower;
   lower.donated = std::set<std::string>(options.donate.begin(), options.donate.end());
   return lower_program(g, kg, decision, lower);
+}
+
+Program lower_for_target(const Graph& g, const Options& options) {
+  KernelPlan plan = plan_kernels(g, options);
+  Strategy strategy = choose_for_target(g, plan, options, AnalyticCostModel());
+  VTC_CHECK(strategy.tables().empty())
+      << "strategy " << options.strategy << " needs inverse index tables, which the cpu "
+      << "target does not materialise yet";
+  return lower_strategy(g, plan.kg, strategy, options);
 }
 
 } // namespace vtc

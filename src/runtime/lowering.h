@@ -18,6 +18,15 @@ struct KernelPlan {
 };
 KernelPlan plan_kernels(const Graph& g, const Options& options);
 
+// The strategy Options::strategy names over plan.kg; greedy weighs the peak memory of the
+// program each candidate lowers to, so its peak never exceeds that of none.
+Strategy choose_for_target(const Graph& g, const KernelPlan& plan, const Options& options,
+                           const CostModel& model);
+
+// The program that stores plan.kg's values as `strategy` decides.
+Program lower_strategy(const Graph& g, const KernelGraph& kg, const Strategy& strategy,
+                       const Options& options);
+
 Program lower_for_target(const Graph& g, const Options& options);
 
 } // namespace vtc

@@ -86,6 +86,13 @@ std::string explain_text(const Strategy& s) {
     os << fmt::format("  {:<44} {:<40} {:<21} saving {:8.3f} us\n",
                       g.movement[size_t(m)].node->describe(), decision(s, m), mapping_type(s, m),
                       saving[size_t(m)] * 1e6);
+    for (const HeldBack& h : s.held_back)
+      if (h.movement == m)
+        os << fmt::format("    held back: {} of {} would save {:.3f} us but raise peak memory from "
+                          "{} to {} bytes\n",
+                          option_kind_name(g.options[size_t(h.options.front())].kind),
+                          g.tensor_name(g.options[size_t(h.options.front())].tensor),
+                          h.saving * 1e6, h.peak_before, h.peak_after);
   }
   ExplainTotals t = explain_totals(s);
   os << fmt::format("explain: {} data-movement ops, {} eliminated, {} bytes of copies removed, {} "

@@ -30,12 +30,16 @@ int64_t picoseconds(double s) {
 
 class Greedy {
 public:
-  Greedy(const Vtog& g, const CostModel& model, bool type1_only)
-      : g_(g), a_(g, model), type1_only_(type1_only), move_of_option_(g.options.size()) {}
+  Greedy(const Vtog& g, const CostModel& model, bool type1_only, const PeakOfOptions& peak_of)
+      : g_(g), a_(g, model), type1_only_(type1_only), move_of_option_(g.options.size()) {
+    if (!type1_only && peak_of) peak_of_ = peak_of;
+  }
 
   SearchResult run() {
     build_moves();
     version_.assign(moves_.size(), 0);
+    held_.assign(moves_.size(), false);
+    if (peak_of_) peak_ = peak_of_(chosen());
     for (size_t m = 0; m < moves_.size(); ++m)
       measure(int(m));
     while (!queue_.empty()) {
@@ -51,11 +55,10 @@ public:
         continue;
       }
       if (!type1_only_ && picoseconds(t.saving) <= 0) continue;
+      if (raises_peak(e.move, t)) continue;
       take(e.move, t);
     }
-    for (size_t t = 0; t < g_.tensors.size(); ++t)
-      if (a_.choice(int(t)) >= 0) result_.options.push_back(a_.choice(int(t)));
-    std::sort(result_.options.begin(), result_.options.end());
+    result_.options = chosen();
     return std::move(result_);
   }
 
@@ -106,7 +109,33 @@ private:
     }
   }
 
+  std::vector<int> chosen() const {
+    std::vector<int> out;
+    for (size_t t = 0; t < g_.tensors.size(); ++t)
+      if (a_.choice(int(t)) >= 0) out.push_back(a_.choice(int(t)));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // Whether taking move m would raise the peak memory; such a move is held back for good.
+  bool raises_peak(int m, const Trial& t) {
+    if (!peak_of_) return false;
+    std::vector<int> options = chosen();
+    options.insert(options.end(), moves_[size_t(m)].begin(), moves_[size_t(m)].end());
+    std::sort(options.begin(), options.end());
+    int64_t after = peak_of_(options);
+    if (after <= peak_) {
+      peak_ = after;
+      return false;
+    }
+    held_[size_t(m)] = true;
+    const VtogOption& first = g_.options[size_t(moves_[size_t(m)].front())];
+    result_.held_back.push_back({moves_[size_t(m)], first.movement, t.saving, peak_, after});
+    return true;
+  }
+
   bool live(int m) const {
+    if (held_[size_t(m)]) return false;
     for (int o : moves_[size_t(m)])
       if (a_.choice(g_.options[size_t(o)].tensor) >= 0) return false;
     return true;
@@ -159,14 +188,18 @@ private:
   std::vector<int> pref_;
   std::vector<std::vector<int>> move_of_option_;
   std::vector<int> version_;
+  std::vector<bool> held_;
+  PeakOfOptions peak_of_;
+  int64_t peak_ = 0;
   std::priority_queue<Entry, std::vector<Entry>, Worse> queue_;
   SearchResult result_;
 };
 
 } // namespace
 
-SearchResult greedy_search(const Vtog& g, const CostModel& model, bool type1_only) {
-  return Greedy(g, model, type1_only).run();
+SearchResult greedy_search(const Vtog& g, const CostModel& model, bool type1_only,
+                           const PeakOfOptions& peak_of) {
+  return Greedy(g, model, type1_only, peak_of).run();
 }
 
 } // namespace vtc

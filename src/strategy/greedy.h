@@ -14,10 +14,16 @@
 // Savings are compared in whole picoseconds. The paper's complexity holds: O(|V|) rounds, each
 // re-measuring the moves next to what changed.
 //
+// Virtual tensors free memory but can also lengthen lifetimes: the output of a Concat made
+// virtual from its write side is live from its first input's producer on. Given the peak memory
+// of a candidate program, the search holds back every move that would raise it.
+//
 // `type1` is the same loop over options whose every edge is Type I (always profitable), which
 // it takes whenever legal; `none` takes nothing.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "strategy/assignment.h"
@@ -31,12 +37,29 @@ struct Commit {
   double forfeit = 0;
 };
 
+// A move the search would have taken but held back because the program's peak memory with it
+// would exceed the peak without it.
+struct HeldBack {
+  std::vector<int> options;
+  int movement = 0;
+  double saving = 0;       // seconds
+  int64_t peak_before = 0; // bytes
+  int64_t peak_after = 0;
+};
+
 struct SearchResult {
   std::vector<int> options; // chosen, ascending
   std::vector<Commit> commits;
+  std::vector<HeldBack> held_back;
   int trials = 0; // moves evaluated
 };
 
-SearchResult greedy_search(const Vtog& g, const CostModel& model, bool type1_only);
+// The peak memory (bytes) of the program that makes exactly these options virtual.
+using PeakOfOptions = std::function<int64_t(const std::vector<int>& options)>;
+
+// With `peak_of`, greedy never takes a move that raises the peak above the peak before it, so
+// its peak is at most that of everything physical; type1 ignores it.
+SearchResult greedy_search(const Vtog& g, const CostModel& model, bool type1_only,
+                           const PeakOfOptions& peak_of = {});
 
 } // namespace vtc

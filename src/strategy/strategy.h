@@ -13,6 +13,7 @@
 //   s.steps()      execution order (index producers hoisted; lower in this order)
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,8 @@
 
 namespace vtc {
 
+class Strategy;
+
 enum class StrategyKind { none, type1, greedy };
 const char* strategy_kind_name(StrategyKind k);
 // "none", "type1" (also "all-type-1"), "greedy"; nullopt otherwise.
@@ -37,6 +40,9 @@ struct StrategyOptions {
   std::vector<std::string> donated;               // graph inputs vtc may update in place
   int64_t transaction_bytes = kCpuCacheLineBytes; // memory transaction for edge types
   std::set<const Value*> physical_only;           // see VtogOptions::physical_only
+  // The peak memory (bytes) of the program a strategy lowers to; greedy holds back every move
+  // that would raise it (see greedy.h). Empty: memory is not weighed.
+  std::function<int64_t(const Strategy&)> peak_bytes;
 };
 
 struct Operand {
@@ -58,6 +64,7 @@ public:
   std::vector<int> chosen;                      // per VTOG tensor: its option, or -1 (physical)
   std::vector<std::optional<Mapping>> mappings; // per VTOG tensor: composed, when virtual
   std::vector<Commit> commits;                  // the search's rounds, in order
+  std::vector<HeldBack> held_back;              // moves not taken: they raise peak memory
   double latency_none = 0;                      // seconds, everything physical
   double latency = 0;                           // seconds, this strategy
 

@@ -72,29 +72,16 @@ inline void load_strided_run(const A& a, Index<A::rank> i, int64_t count, int64_
 template <typename C, typename A>
 inline void stage_padded_rows(const A& in, const Conv2dShape& s, int64_t nb, int64_t c,
                               int64_t first_row, int64_t rows, int64_t wp, C* plane) {
-  const int64_t x_lo = std::clamp<int64_t>(s.pad_left, 0, wp);
-  const int64_t x_hi = std::clamp<int64_t>(s.pad_left + s.w, x_lo, wp);
-  for (int64_t j = 0; j < rows; ++j) {
-    C* row = plane + j * wp;
-    const int64_t hy = first_row + j;
-    if (hy < 0 || hy >= s.h || x_lo >= x_hi) {
-      std::fill(row, row + wp, C(0));
-      continue;
-    }
-    fill_edge(row, x_lo, C(0));
-    load_run(in, Index<4>{nb, c, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
-    fill_edge(row + x_hi, wp - x_hi, C(0));
-  }
+  stage_padded_rows(in, PlaneAt{nb, c, s.h, s.w, s.pad_top, s.pad_left}, first_row, rows, wp, C(0),
+                    plane);
 }
 
-// The padded plane (nb, c) staged and split into the stride phases `ph` (window_phases.h), in
-// `phases` (ph.size values): what the depthwise and padded-plane kernels read their taps from.
+// The padded plane (nb, c) split into the stride phases `ph` (window_phases.h), in `phases`
+// (ph.size values): what the depthwise and padded-plane kernels read their taps from.
 template <typename C, typename A>
 inline void stage_phases(const A& in, const Conv2dShape& s, const WindowPhases& ph, int64_t nb,
                          int64_t c, C* phases) {
-  C* plane = ph.one_phase() ? phases : scratch<C, 13>(ph.hp * ph.wp);
-  stage_padded_rows(in, s, nb, c, -s.pad_top, ph.hp, ph.wp, plane);
-  split_phases(ph, plane, phases, C(0));
+  stage_window_phases(in, PlaneAt{nb, c, s.h, s.w, s.pad_top, s.pad_left}, ph, C(0), phases);
 }
 
 // The weights of a convolution with constant weights (`wref` given) packed whole per group into

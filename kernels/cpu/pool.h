@@ -51,26 +51,13 @@ void pool2d(const OutA& out, const InA& in, const Pool2dShape& s, bool count_inc
   const C pad_value = Kind == PoolKind::Max ? -std::numeric_limits<C>::infinity() : C(0);
   const WindowPhases ph =
       window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, 1);
-  const int64_t hp = ph.hp, wp = ph.wp, flat = ph.flat;
+  const int64_t flat = ph.flat;
   parallel_for(s.n * s.c, [&](int64_t t) {
     const int64_t nb = t / s.c, ch = t % s.c;
-    C* plane = scratch<C, 0>(ph.one_phase() ? ph.size : hp * wp);
-    C* phases = ph.one_phase() ? plane : scratch<C, 2>(ph.size);
+    C* phases = scratch<C, 2>(ph.size);
     C* acc = scratch<C, 1>(flat);
-    const int64_t x_lo = std::clamp<int64_t>(s.pad_left, 0, wp);
-    const int64_t x_hi = std::clamp<int64_t>(s.pad_left + s.w, x_lo, wp);
-    for (int64_t y = 0; y < hp; ++y) {
-      C* row = plane + y * wp;
-      const int64_t hy = y - s.pad_top;
-      if (hy < 0 || hy >= s.h || x_lo >= x_hi) {
-        std::fill(row, row + wp, pad_value);
-        continue;
-      }
-      std::fill(row, row + x_lo, pad_value);
-      load_run(in, Index<4>{nb, ch, hy, x_lo - s.pad_left}, x_hi - x_lo, row + x_lo);
-      std::fill(row + x_hi, row + wp, pad_value);
-    }
-    split_phases(ph, plane, phases, pad_value);
+    stage_window_phases(in, PlaneAt{nb, ch, s.h, s.w, s.pad_top, s.pad_left}, ph, pad_value,
+                        phases);
     std::fill(acc, acc + flat, pad_value);
     for (int64_t k = 0; k < s.kh * s.kw; ++k) {
       const C* src = phases + ph.taps[size_t(k)];

@@ -2,11 +2,13 @@
 // store, broadcast and fused multiply-add, on AVX-512, on AVX2+FMA, or as one scalar lane.
 // Every operation is exactly rounded (fma is one rounding), so a loop written with Vec
 // gives the same bits on every instruction set: the width changes speed, never results.
-// Also vector loads that widen 16-bit storage (half, bfloat16) to float: the values of
+// Also strided lanes of a row with fill outside it (what window kernels stage their stride
+// phases with), and vector loads that widen 16-bit storage (half, bfloat16) to float: the values of
 // to_compute() in scalar_types.h (the hardware half conversion quiets a signalling NaN,
 // which the first arithmetic on it would do anyway).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -67,6 +69,64 @@ inline void transpose_16x16(Vec<float>* r) {
     r[i].v = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
     r[8 + i].v = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xdd);
   }
+}
+
+// Lanes [lo, hi) of a 16-lane mask, the bounds clamped to [0, 16].
+inline __mmask16 lane_range(int64_t lo, int64_t hi) {
+  lo = lo < 0 ? 0 : lo > 16 ? 16 : lo;
+  hi = hi < 0 ? 0 : hi > 16 ? 16 : hi;
+  return lo >= hi ? __mmask16(0) : __mmask16(((1u << hi) - 1) & ~((1u << lo) - 1));
+}
+
+// dst[l] = row[base + step * l] where 0 <= base + step * l < w and l < valid, `fill`
+// elsewhere, for l < n (n <= 16, step 1 or 2), from any row of w values: two masked loads that
+// touch row[0 .. w) only, and one permute. The masks are worked out once, for many rows.
+// Values move unchanged.
+class StridedLanes {
+public:
+  StridedLanes(int64_t w, int64_t base, int step, int n, int valid, float fill)
+      : base_(base), lo_(lane_range(-base, w - base)), hi_(lane_range(-base - 16, w - base - 16)),
+        store_(lane_range(0, n)), fill_(_mm512_set1_ps(fill)) {
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    pick_ = step == 2 ? _mm512_slli_epi32(lane, 1) : lane;
+    const __m512i src = _mm512_add_epi32(_mm512_set1_epi32(int(base)), pick_);
+    inside_ = _mm512_cmpge_epi32_mask(src, _mm512_setzero_si512()) &
+              _mm512_cmplt_epi32_mask(src, _mm512_set1_epi32(int(w))) & lane_range(0, valid);
+  }
+  void gather(const float* row, float* dst) const {
+    // row + base may lie before the row; the masks keep every load inside it.
+    const float* at = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(row) +
+                                                     uintptr_t(base_ * int64_t(sizeof(float))));
+    const __m512 a = _mm512_maskz_loadu_ps(lo_, at), b = _mm512_maskz_loadu_ps(hi_, at + 16);
+    _mm512_mask_storeu_ps(
+        dst, store_, _mm512_mask_blend_ps(inside_, fill_, _mm512_permutex2var_ps(a, pick_, b)));
+  }
+
+private:
+  int64_t base_;
+  __mmask16 lo_, hi_, store_, inside_ = 0;
+  __m512 fill_;
+  __m512i pick_;
+};
+
+// dst[0 .. n) = src[0 .. n) for runs of a few vectors, with a masked tail: a call of memcpy,
+// which the compiler makes of a plain loop, costs more than the copy for the short rows of
+// small planes.
+inline void copy_short_run(const float* src, int64_t n, float* dst) {
+  int64_t x = 0;
+  for (; x + 16 <= n; x += 16)
+    _mm512_storeu_ps(dst + x, _mm512_loadu_ps(src + x));
+  if (x < n) {
+    const __mmask16 m = lane_range(0, n - x);
+    _mm512_mask_storeu_ps(dst + x, m, _mm512_maskz_loadu_ps(m, src + x));
+  }
+}
+
+// dst[x] = src[2 * x] for x < n, reading src[0 .. 2n - 1) only.
+inline void copy_even_lanes(const float* src, int64_t n, float* dst) {
+  for (int64_t x = 0; x < n; x += 16)
+    StridedLanes(2 * n - 1, 2 * x, 2, int(std::min<int64_t>(16, n - x)), 16, 0.0f)
+        .gather(src, dst + x);
 }
 
 // (The maskz forms: GCC 12 warns about the undefined source of the unmasked ones.)
@@ -144,6 +204,33 @@ inline Vec<float> load_widen(const half* p) {
   return Vec<float>::set1(to_compute(*p));
 }
 
+#endif
+
+#if !defined(__AVX512F__)
+class StridedLanes {
+public:
+  StridedLanes(int64_t w, int64_t base, int step, int n, int valid, float fill)
+      : w_(w), base_(base), step_(step), n_(n), valid_(valid), fill_(fill) {}
+  void gather(const float* row, float* dst) const {
+    for (int l = 0; l < n_; ++l) {
+      const int64_t x = base_ + int64_t(step_) * l;
+      dst[l] = x >= 0 && x < w_ && l < valid_ ? row[x] : fill_;
+    }
+  }
+
+private:
+  int64_t w_, base_;
+  int step_, n_, valid_;
+  float fill_;
+};
+inline void copy_even_lanes(const float* src, int64_t n, float* dst) {
+  for (int64_t x = 0; x < n; ++x)
+    dst[x] = src[2 * x];
+}
+inline void copy_short_run(const float* src, int64_t n, float* dst) {
+  for (int64_t x = 0; x < n; ++x)
+    dst[x] = src[x];
+}
 #endif
 
 inline Vec<float> load_widen(const float* p) {

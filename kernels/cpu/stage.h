@@ -14,6 +14,7 @@
 
 #include "accessor.h"
 #include "convert.h"
+#include "simd.h"
 
 namespace vtc::kernels {
 
@@ -54,13 +55,18 @@ concept RunStorer = requires(const A& a, const Index<A::rank>& i, const C* src) 
 };
 
 // dst[x] = src[x * stride] for x < n, between local buffers: a plain copy without a stride,
-// and strides of 2 (the common downsampling) spelled out so that the compiler vectorises them.
+// and strides of 2 (the common downsampling) spelled out: with permutes for float (simd.h),
+// as a loop for the compiler otherwise.
 template <typename C> inline void copy_strided(const C* src, int64_t stride, int64_t n, C* dst) {
   if (stride == 1) {
     std::copy(src, src + n, dst);
   } else if (stride == 2) {
-    for (int64_t x = 0; x < n; ++x)
-      dst[x] = src[2 * x];
+    if constexpr (std::is_same_v<C, float>) {
+      copy_even_lanes(src, n, dst);
+    } else {
+      for (int64_t x = 0; x < n; ++x)
+        dst[x] = src[2 * x];
+    }
   } else {
     for (int64_t x = 0; x < n; ++x)
       dst[x] = src[x * stride];
@@ -76,6 +82,9 @@ template <typename C> inline void fill_edge(C* dst, int64_t n, C v) {
     std::fill(dst, dst + n, v);
   }
 }
+
+// Runs of f32 up to this long are moved by simd.h's copy_short_run, longer ones by memcpy.
+inline constexpr int64_t kShortRun = 256;
 
 // The longest run an accessor's run_load/run_store is asked for at once (its stack buffers).
 inline constexpr int64_t kRunChunk = 128;
@@ -96,6 +105,13 @@ inline void load_run(const A& a, Index<A::rank> i, int64_t len, C* dst) {
       i[L] = s;
       const auto* p = a.ptr(i);
       C* d = dst + (s - start);
+      if constexpr (std::is_same_v<typename A::value_type, float> && std::is_same_v<C, float>) {
+        if (e - s <= kShortRun) {
+          copy_short_run(p, e - s, d);
+          s = e;
+          continue;
+        }
+      }
       for (int64_t j = 0, n = e - s; j < n; ++j)
         d[j] = C(widen(p[j]));
       s = e;
@@ -156,7 +172,13 @@ inline void store_run(const A& out, Index<A::rank> i, int64_t len, const C* src,
       i[L] = s;
       T* p = out.ptr(i);
       const C* q = src + (s - start);
-      if constexpr (std::is_same_v<Epi, NoEpilogue>) {
+      if constexpr (std::is_same_v<Epi, NoEpilogue> && std::is_same_v<T, float> &&
+                    std::is_same_v<C, float>) {
+        if (e - s <= kShortRun)
+          copy_short_run(q, e - s, p);
+        else
+          std::copy(q, q + (e - s), p);
+      } else if constexpr (std::is_same_v<Epi, NoEpilogue>) {
         for (int64_t j = 0, n = e - s; j < n; ++j)
           p[j] = narrow<T>(q[j]);
       } else {

@@ -4,12 +4,18 @@
 // the whole output plane, at the phases' row pitch wq, is one flat run of j per tap, whatever
 // the plane's width (a few columns past w_out are computed and dropped). Without strides the
 // padded plane is its own single phase and nothing is copied.
+//
+// stage_window_phases() builds the phases of an input plane: for f32 planes whose rows lie
+// contiguous in memory, at strides of 1 or 2 along a row, straight from the input rows, 16
+// phase values per permute (simd.h's StridedLanes); otherwise through a staged padded
+// plane that split_phases() cuts up.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "parallel.h"
 #include "stage.h"
 
 namespace vtc::kernels {
@@ -65,6 +71,81 @@ template <typename C> void split_phases(const WindowPhases& p, const C* plane, C
         if (n > 0) copy_strided(plane + row * p.wp + b, p.sw, n, dst);
         fill_edge(dst + n, p.wq - n, fill);
       }
+}
+
+// Where a window kernel's input plane lies: channel plane (n, c) of an NCHW accessor, h x w,
+// with pad_top rows and pad_left columns of padding before it.
+struct PlaneAt {
+  int64_t n = 0, c = 0, h = 0, w = 0, pad_top = 0, pad_left = 0;
+};
+
+// Rows first_row .. first_row + rows - 1 of the padded plane (input rows from -pad_top on),
+// columns -pad_left .. -pad_left + wp - 1, into `plane` (row stride wp), `fill` outside the
+// input.
+template <typename C, typename A>
+inline void stage_padded_rows(const A& in, const PlaneAt& at, int64_t first_row, int64_t rows,
+                              int64_t wp, C fill, C* plane) {
+  const int64_t x_lo = std::clamp<int64_t>(at.pad_left, 0, wp);
+  const int64_t x_hi = std::clamp<int64_t>(at.pad_left + at.w, x_lo, wp);
+  for (int64_t j = 0; j < rows; ++j) {
+    C* row = plane + j * wp;
+    const int64_t hy = first_row + j;
+    if (hy < 0 || hy >= at.h || x_lo >= x_hi) {
+      std::fill(row, row + wp, fill);
+      continue;
+    }
+    fill_edge(row, x_lo, fill);
+    load_run(in, Index<4>{at.n, at.c, hy, x_lo - at.pad_left}, x_hi - x_lo, row + x_lo);
+    fill_edge(row + x_hi, wp - x_hi, fill);
+  }
+}
+
+// Whether phase rows can be gathered straight from the input's rows (f32 rows contiguous in
+// memory), known at compile time.
+template <typename C, typename A>
+inline constexpr bool rows_in_memory = [] {
+  if constexpr (std::is_same_v<C, float> && A::has_ptr && !RunLoader<A, C>)
+    return std::is_same_v<typename A::value_type, float>;
+  return false;
+}();
+
+// stage_window_phases() over rows in memory, at a stride of 1 or 2 along them.
+template <typename A>
+void phases_from_rows(const A& in, const PlaneAt& at, const WindowPhases& p, float fill,
+                      float* phases) {
+  const int64_t phase = p.hq * p.wq;
+  auto input_row = [&](int64_t a, int64_t y) { // -1: a padding row
+    const int64_t row = y * p.sh + a, hy = row - at.pad_top;
+    return row >= p.hp || hy < 0 || hy >= at.h ? int64_t(-1) : hy;
+  };
+  for (int64_t a = 0; a < p.sh; ++a)
+    for (int64_t b = 0; b < p.sw; ++b) {
+      float* dst = phases + (a * p.sw + b) * phase;
+      for (int64_t y = 0; y < p.hq; ++y)
+        if (input_row(a, y) < 0) std::fill(dst + y * p.wq, dst + (y + 1) * p.wq, fill);
+      const int64_t columns = (p.wp - b + p.sw - 1) / p.sw; // inside the padded plane
+      for (int64_t x = 0; x < p.wq; x += 16) {
+        const StridedLanes lanes(at.w, x * p.sw + b - at.pad_left, int(p.sw),
+                                 int(std::min<int64_t>(16, p.wq - x)),
+                                 int(std::clamp<int64_t>(columns - x, 0, 16)), fill);
+        for (int64_t y = 0; y < p.hq; ++y)
+          if (const int64_t hy = input_row(a, y); hy >= 0)
+            lanes.gather(in.ptr(Index<4>{at.n, at.c, hy, 0}), dst + y * p.wq + x);
+      }
+    }
+  std::fill(phases + p.sh * p.sw * phase, phases + p.size, fill);
+}
+
+// The padded input plane `at` split into the stride phases `p`, in `phases` (p.size values):
+// `fill` for padding, in the slack and past each phase row's columns.
+template <typename C, typename A>
+void stage_window_phases(const A& in, const PlaneAt& at, const WindowPhases& p, C fill, C* phases) {
+  if constexpr (rows_in_memory<C, A>) {
+    if (p.sw <= 2 && run_contiguous<A>(0, at.w)) return phases_from_rows(in, at, p, fill, phases);
+  }
+  C* plane = p.one_phase() ? phases : scratch<C, 13>(p.hp * p.wp);
+  stage_padded_rows(in, at, -at.pad_top, p.hp, p.wp, fill, plane);
+  split_phases(p, plane, phases, fill);
 }
 
 } // namespace vtc::kernels

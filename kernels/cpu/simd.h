@@ -71,6 +71,10 @@ inline void transpose_16x16(Vec<float>* r) {
   }
 }
 
+// Whether StridedLanes gathers with vector permutes (else it is a scalar loop, slower than
+// staging a row and copying it strided).
+inline constexpr bool kVectorStridedLanes = true;
+
 // Lanes [lo, hi) of a 16-lane mask, the bounds clamped to [0, 16].
 inline __mmask16 lane_range(int64_t lo, int64_t hi) {
   lo = lo < 0 ? 0 : lo > 16 ? 16 : lo;
@@ -207,6 +211,8 @@ inline Vec<float> load_widen(const half* p) {
 #endif
 
 #if !defined(__AVX512F__)
+inline constexpr bool kVectorStridedLanes = false;
+
 class StridedLanes {
 public:
   StridedLanes(int64_t w, int64_t base, int step, int n, int valid, float fill)

@@ -101,10 +101,10 @@ inline void stage_padded_rows(const A& in, const PlaneAt& at, int64_t first_row,
 }
 
 // Whether phase rows can be gathered straight from the input's rows (f32 rows contiguous in
-// memory), known at compile time.
+// memory, and vector permutes to gather them with), known at compile time.
 template <typename C, typename A>
 inline constexpr bool rows_in_memory = [] {
-  if constexpr (std::is_same_v<C, float> && A::has_ptr && !RunLoader<A, C>)
+  if constexpr (kVectorStridedLanes && std::is_same_v<C, float> && A::has_ptr && !RunLoader<A, C>)
     return std::is_same_v<typename A::value_type, float>;
   return false;
 }();

@@ -46,10 +46,14 @@ template <typename F> void parallel_for(int64_t n, F&& fn, bool dynamic = false)
     fn(t);
 }
 
-// Runs fn(begin, end) over contiguous chunks of [0, n), at least `grain` items a chunk.
+// Runs fn(begin, end) over contiguous chunks of [0, n), at least `grain` items a chunk, in a
+// multiple of the thread count when there are more chunks than threads (3 chunks on 2
+// threads would leave one thread idle for a third of the time).
 template <typename F> void parallel_chunks(int64_t n, int64_t grain, F&& fn) {
   if (n <= 0) return;
-  int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(max_threads() * 4, n / grain));
+  const int64_t threads = max_threads();
+  int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(threads * 4, n / grain));
+  if (chunks > threads) chunks = chunks / threads * threads;
   if (chunks <= 1) {
     fn(int64_t(0), n);
     return;

@@ -126,13 +126,6 @@ inline void copy_short_run(const float* src, int64_t n, float* dst) {
   }
 }
 
-// dst[x] = src[2 * x] for x < n, reading src[0 .. 2n - 1) only.
-inline void copy_even_lanes(const float* src, int64_t n, float* dst) {
-  for (int64_t x = 0; x < n; x += 16)
-    StridedLanes(2 * n - 1, 2 * x, 2, int(std::min<int64_t>(16, n - x)), 16, 0.0f)
-        .gather(src, dst + x);
-}
-
 // (The maskz forms: GCC 12 warns about the undefined source of the unmasked ones.)
 inline Vec<float> load_widen(const bfloat16* p) {
   const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -229,10 +222,6 @@ private:
   int step_, n_, valid_;
   float fill_;
 };
-inline void copy_even_lanes(const float* src, int64_t n, float* dst) {
-  for (int64_t x = 0; x < n; ++x)
-    dst[x] = src[2 * x];
-}
 inline void copy_short_run(const float* src, int64_t n, float* dst) {
   for (int64_t x = 0; x < n; ++x)
     dst[x] = src[x];

@@ -55,18 +55,13 @@ concept RunStorer = requires(const A& a, const Index<A::rank>& i, const C* src) 
 };
 
 // dst[x] = src[x * stride] for x < n, between local buffers: a plain copy without a stride,
-// and strides of 2 (the common downsampling) spelled out: with permutes for float (simd.h),
-// as a loop for the compiler otherwise.
+// and strides of 2 (the common downsampling) spelled out so that the compiler vectorises them.
 template <typename C> inline void copy_strided(const C* src, int64_t stride, int64_t n, C* dst) {
   if (stride == 1) {
     std::copy(src, src + n, dst);
   } else if (stride == 2) {
-    if constexpr (std::is_same_v<C, float>) {
-      copy_even_lanes(src, n, dst);
-    } else {
-      for (int64_t x = 0; x < n; ++x)
-        dst[x] = src[2 * x];
-    }
+    for (int64_t x = 0; x < n; ++x)
+      dst[x] = src[2 * x];
   } else {
     for (int64_t x = 0; x < n; ++x)
       dst[x] = src[x * stride];
@@ -83,8 +78,9 @@ template <typename C> inline void fill_edge(C* dst, int64_t n, C v) {
   }
 }
 
-// Runs of f32 up to this long are moved by simd.h's copy_short_run, longer ones by memcpy.
-inline constexpr int64_t kShortRun = 256;
+// Runs of f32 up to this long are moved by simd.h's copy_short_run, longer ones by memcpy
+// (which measured faster for the 128-value runs of large planes).
+inline constexpr int64_t kShortRun = 64;
 
 // The longest run an accessor's run_load/run_store is asked for at once (its stack buffers).
 inline constexpr int64_t kRunChunk = 128;

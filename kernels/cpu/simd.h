@@ -4,8 +4,8 @@
 // gives the same bits on every instruction set: the width changes speed, never results.
 // Also strided lanes of a row with fill outside it (what window kernels stage their stride
 // phases with), and vector loads that widen 16-bit storage (half, bfloat16) to float: the
-// values of to_compute() in scalar_types.h (the hardware half conversion quiets a signalling NaN,
-// which the first arithmetic on it would do anyway).
+// values of to_compute() in scalar_types.h (the hardware half conversion quiets a
+// signalling NaN, which the first arithmetic on it would do anyway).
 #pragma once
 
 #include <cmath>

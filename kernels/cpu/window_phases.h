@@ -5,10 +5,10 @@
 // the plane's width (a few columns past w_out are computed and dropped). Without strides the
 // padded plane is its own single phase and nothing is copied.
 //
-// stage_window_phases() builds the phases of an input plane: for f32 planes whose rows lie
-// contiguous in memory, at strides of 1 or 2 along a row, straight from the input rows, 16
-// phase values per permute (simd.h's StridedLanes); otherwise through a staged padded
-// plane that split_phases() cuts up.
+// stage_window_phases() builds the phases of an input plane: for small f32 planes whose rows
+// lie contiguous in memory, at strides of 1 or 2 along a row, straight from the input rows, 16
+// phase values per permute (simd.h's StridedLanes); otherwise through a staged padded plane
+// that split_phases() cuts up.
 #pragma once
 
 #include <algorithm>
@@ -111,8 +111,8 @@ inline constexpr bool rows_in_memory = [] {
 
 // The largest padded plane (values) whose phases are gathered from the input rows: the gather
 // walks the plane once per phase and 16-column block, which stays in L1 for small planes
-// only; larger ones stage each row once and split it (measured: EfficientViT's 112 x 112
-// depthwise planes ran 1.7x slower gathered).
+// only; larger ones stage each row once and split it (measured: EfficientViT's 256 x 256
+// stride-2 depthwise planes ran 1.7x slower gathered).
 inline constexpr int64_t kRowsGatheredPlane = 64 * 64;
 
 // stage_window_phases() over rows in memory, at a stride of 1 or 2 along them.

@@ -388,4 +388,51 @@ void BM_Conv(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// Convolutions on small planes (YOLO11n at 64 x 64): a few microseconds each, where the
+// split of the work over the threads and the fixed costs of a call decide the time. Arg:
+// the row of `shapes` (c_in, c_out, input size, filter size, stride); weights packed once.
+void BM_ConvSmall(benchmark::State& state) {
+  struct Shape {
+    int64_t cin, cout, hw, k, stride;
+  };
+  const Shape shapes[] = {{64, 64, 2, 3, 1},   {384, 256, 2, 1, 1}, {128, 128, 8, 3, 2},
+                          {64, 64, 16, 3, 2},  {32, 16, 8, 3, 1},   {32, 32, 4, 3, 1},
+                          {128, 256, 4, 3, 2}, {384, 128, 4, 1, 1}, {64, 64, 8, 1, 1}};
+  const Shape& sh = shapes[state.range(0)];
+  k::Conv2dShape s;
+  s.c_in = sh.cin;
+  s.c_out = sh.cout;
+  s.h = s.w = sh.hw;
+  s.kh = s.kw = sh.k;
+  s.pad_top = s.pad_left = sh.k / 2;
+  s.stride_h = s.stride_w = sh.stride;
+  s.h_out = (s.h + 2 * s.pad_top - s.kh) / s.stride_h + 1;
+  s.w_out = (s.w + 2 * s.pad_left - s.kw) / s.stride_w + 1;
+  if (sh.k == 1) { // a pointwise convolution runs over its plane flattened to one row
+    s.w = s.w_out = s.h * s.w;
+    s.h = s.h_out = 1;
+  }
+  auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
+  auto w = random_vector<float>(size_t(s.c_out * s.c_in * s.kh * s.kw), 9);
+  auto bias = random_vector<float>(size_t(s.c_out), 10);
+  std::vector<float> y(static_cast<size_t>(s.c_out * s.h_out * s.w_out));
+  k::DenseAccessor<float, 4> xa(x.data(), {1, s.c_in, s.h, s.w});
+  k::DenseAccessor<float, 4> wa(w.data(), {s.c_out, s.c_in, s.kh, s.kw});
+  k::DenseAccessor<float, 4> ya(y.data(), {1, s.c_out, s.h_out, s.w_out});
+  const auto epi = k::bias_epilogue(k::DenseAccessor<float, 1>(bias.data(), {s.c_out}));
+  k::ConstantPacks packs;
+  for (auto _ : state) {
+    k::conv2d(ya, xa, wa, s, epi, k::ConstantRef{&packs, w.data()});
+    benchmark::DoNotOptimize(y.data());
+  }
+  const double flops = 2.0 * double(s.c_out * s.h_out * s.w_out * s.c_in * s.kh * s.kw);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+  state.SetLabel(std::to_string(sh.cin) + "->" + std::to_string(sh.cout) + " " +
+                 std::to_string(sh.k) + "x" + std::to_string(sh.k) + " s" +
+                 std::to_string(sh.stride) + " on " + std::to_string(sh.hw) + "x" +
+                 std::to_string(sh.hw));
+}
+BENCHMARK(BM_ConvSmall)->DenseRange(0, 8)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 } // namespace

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "constant_packs.h"
 #include "conv_shape.h"
@@ -95,6 +96,34 @@ std::shared_ptr<const C> packed_weights(const P& p, const Conv2dShape& s, Consta
                             [&](C* dst) { pack_a_whole<C, MR>(p, s.groups, M, K, dst); });
 }
 
+// The columns of a convolution's B (output positions n = y * w_out + x) in blocks of 16, each
+// gathered from a channel's stride phases (rows at pitch wq) by one LaneGather (simd.h) from
+// phase value base[j] on. Empty when a block would span 32 phase values or more.
+struct PhaseColumnBlocks {
+  std::vector<int64_t> base;
+  std::vector<LaneGather> lanes;
+};
+inline PhaseColumnBlocks phase_column_blocks(int64_t h_out, int64_t w_out, int64_t wq) {
+  PhaseColumnBlocks blocks;
+  const int64_t n_end = h_out * w_out;
+  int32_t offset[16];
+  for (int64_t n0 = 0; n0 < n_end; n0 += 16) {
+    const int64_t base = n0 / w_out * wq + n0 % w_out;
+    const int count = int(std::min<int64_t>(16, n_end - n0));
+    for (int l = 0; l < count; ++l) {
+      const int64_t o = (n0 + l) / w_out * wq + (n0 + l) % w_out - base;
+      if (o >= 32) return {};
+      offset[l] = int32_t(o);
+    }
+    blocks.base.push_back(base);
+    blocks.lanes.emplace_back(offset, count);
+  }
+  return blocks;
+}
+
+// The phase values a LaneGather may read past the last one it keeps.
+inline constexpr int64_t kGatherSlack = 32;
+
 template <typename C, typename OutA, typename InA, typename WA, typename Epi> struct ConvProblem {
   const OutA& out;
   const InA& in;
@@ -103,6 +132,11 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   Conv2dShape s;
   int64_t cin_g, cout_g, khw;
   uint64_t call = next_gemm_call(); // tells this call's staged rows from earlier calls'
+  // The stride phases of a padded input plane, for cutting B rows from (pack_b_panels).
+  WindowPhases ph =
+      window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, 1);
+  // B's columns gathered from the phases in blocks of 16 (pack_b_panels), when set.
+  const PhaseColumnBlocks* blocks = nullptr;
 
   // Index arithmetic once per row, then increments: these run for every packed panel.
   void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const {
@@ -195,9 +229,18 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
       prefetch_run(in, Index<4>{nb, ci, hy, x}, std::min(s.w - x, s.w_out * s.stride_w));
     }
   }
+  // The padded input plane of channel ci of batch b split into its stride phases `ph`, in
+  // per-thread scratch: tap (r, q) of output row y is the run of w_out values at
+  // ph.taps[r * kw + q] + y * ph.wq.
+  const C* channel_phases(int64_t b, int64_t ci) const {
+    C* phases = scratch<C, 9>(ph.size + kGatherSlack);
+    stage_phases(in, s, ph, b / s.groups, b % s.groups * cin_g + ci, phases);
+    return phases;
+  }
   // The kh * kw B rows of channel ci (k = (ci, r, q)) over every output position, as
   // put(k, row) with row[p] for p < h_out * w_out: the channel's padded input plane is staged
-  // once and each row cut from it.
+  // once and each row cut from it (the path of 1x1 filters with strides or padding; wider
+  // ones pack their panels from the phases, pack_b_panels).
   template <typename Put> void rows_of_channel(int64_t b, int64_t ci, Put&& put) const {
     const int64_t hp = (s.h_out - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
     const int64_t wp = (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
@@ -220,6 +263,39 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
         put(ci, row);
       else
         rows_of_channel(b, ci, put);
+    }
+  }
+  // A filter wider than 1x1 has its B panels packed by channels, straight from the phases
+  // (gemm_core.h): every output row of a tap one contiguous run, copied once.
+  bool packs_b_panels() const { return khw > 1; }
+  template <int NR>
+  void pack_b_panels(int64_t b, int64_t k0, int64_t k1, C* panels, int64_t panel_stride) const {
+    const int64_t N = s.h_out * s.w_out, tail = N % NR;
+    for (int64_t ci = k0 / khw; ci < k1 / khw; ++ci) {
+      const C* phases = channel_phases(b, ci);
+      for (int64_t t = 0; t < khw; ++t) {
+        C* row = panels + (ci * khw + t) * NR;
+        const C* src = phases + ph.taps[size_t(t)];
+        if constexpr (std::is_same_v<C, float>) {
+          if (blocks) {
+            for (size_t j = 0; j < blocks->base.size(); ++j)
+              blocks->lanes[j].gather(src + blocks->base[j],
+                                      row + int64_t(j) * 16 / NR * panel_stride +
+                                          int64_t(j) * 16 % NR);
+            if (const int64_t done = (N + 15) / 16 * 16; done % NR)
+              std::fill_n(row + done / NR * panel_stride + done % NR, NR - done % NR, C(0));
+            continue;
+          }
+        }
+        for (int64_t y = 0, n = 0; y < s.h_out; ++y)
+          for (int64_t x = 0; x < s.w_out;) {
+            const int64_t off = n % NR, len = std::min(s.w_out - x, NR - off);
+            copy_run(src + y * ph.wq + x, len, row + n / NR * panel_stride + off);
+            x += len;
+            n += len;
+          }
+        if (tail) std::fill_n(row + N / NR * panel_stride + tail, NR - tail, C(0));
+      }
     }
   }
   void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const {
@@ -290,8 +366,7 @@ template <typename C> struct PaddedPlaneTile {
 template <typename C, typename P>
 void conv2d_padded_plane(const P& p, const Conv2dShape& s, ConstantRef wref) {
   if (s.n <= 0 || p.cout_g <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
-  const WindowPhases ph =
-      window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, 1);
+  const WindowPhases& ph = p.ph;
   // Row k of B ends at taps[k] + columns - 1 < ph.size, inside its channel's phases.
   const int64_t plane_stride = (ph.size + 15) / 16 * 16;
   const int64_t planes = s.n * s.c_in;
@@ -313,7 +388,7 @@ void conv2d_padded_plane(const P& p, const Conv2dShape& s, ConstantRef wref) {
 // rows are output positions and the vectors run over output channels. Each C element is still
 // acc = fma(., ., acc) over k in order with the same two factors (fma is commutative in
 // them), so the bits are those of the direct orientation. The conv packs both operands ahead
-// (A^T from rows_of_channel, B^T from the weights); the row loaders are the slow general
+// (A^T from the input planes, B^T from the weights); the row loaders are the slow general
 // fallback the engine never needs then.
 template <typename C, typename P> struct TransposedConvProblem {
   const P& p;
@@ -367,19 +442,32 @@ void conv2d_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, i
       }
     });
   });
-  // A^T: the im2col columns of every output position as panels of MR positions, k-major.
-  const int64_t panels = (N + MR - 1) / MR;
+  // A^T: the im2col columns of every output position as panels of MR positions, k-major. The
+  // rows k = (ci, r, q) of channel ci in panel P are khw * MR values in a row, read from the
+  // channel's input plane at offsets tabled once per call (-1: padding, or past position N).
+  const int64_t panels = (N + MR - 1) / MR, khw = p.khw, per_panel = khw * MR;
+  std::vector<int64_t> reads(size_t(panels * per_panel));
+  for (int64_t pos = 0; pos < panels * MR; ++pos)
+    for (int64_t t = 0; t < khw; ++t) {
+      const int64_t y = pos / s.w_out, x = pos % s.w_out;
+      const int64_t hy = y * s.stride_h - s.pad_top + t / s.kw * s.dil_h;
+      const int64_t hx = x * s.stride_w - s.pad_left + t % s.kw * s.dil_w;
+      const bool inside = pos < N && hy >= 0 && hy < s.h && hx >= 0 && hx < s.w;
+      reads[size_t((pos / MR * khw + t) * MR + pos % MR)] = inside ? hy * s.w + hx : -1;
+    }
   C* at = scratch<C, 10>(packed_a_size<MR>(batch, N, K));
   parallel_for(batch * p.cin_g, [&](int64_t t) {
     const int64_t b = t / p.cin_g, ci = t % p.cin_g;
-    C* base = at + b * panels * K * MR;
-    p.rows_of_channel(b, ci, [&](int64_t k, const C* row) {
-      for (int64_t pos = 0; pos < N; ++pos)
-        base[(pos / MR * K + k) * MR + pos % MR] = row[pos];
-    });
-    for (int64_t k = ci * p.khw; k < (ci + 1) * p.khw; ++k)
-      for (int64_t pos = N; pos < panels * MR; ++pos)
-        base[(pos / MR * K + k) * MR + pos % MR] = C(0);
+    C* plane = scratch<C, 9>(s.h * s.w);
+    for (int64_t y = 0; y < s.h; ++y)
+      load_run(p.in, Index<4>{b / s.groups, b % s.groups * p.cin_g + ci, y, 0}, s.w,
+               plane + y * s.w);
+    for (int64_t pn = 0; pn < panels; ++pn) {
+      C* dst = at + ((b * panels + pn) * K + ci * khw) * MR;
+      const int64_t* from = reads.data() + pn * per_panel;
+      for (int64_t j = 0; j < per_panel; ++j)
+        dst[j] = from[j] >= 0 ? plane[from[j]] : C(0);
+    }
   });
   const PrepackedOperands<C> pre{at, batch, wt.get(), s.groups};
   gemm_packed_tiles<C, MR, kTransposedNV>(TransposedConvProblem<C, P>{p}, batch, N, M, K, pre);
@@ -412,6 +500,13 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
   } else {
     if (Kernel == ConvKernel::by_shape && padded_plane_fits(s))
       return detail::conv2d_padded_plane<C>(p, s, wref);
+    detail::PhaseColumnBlocks blocks;
+    if constexpr (std::is_same_v<C, float> && kVectorStridedLanes) {
+      if (khw > 1 && N >= Vec<C>::width) {
+        blocks = detail::phase_column_blocks(s.h_out, s.w_out, p.ph.wq);
+        if (!blocks.base.empty()) p.blocks = &blocks;
+      }
+    }
     if (!wref.packs) return gemm_packed<C, Positions>(p, s.n * s.groups, M, N, K);
     if (s.n <= 0 || M <= 0 || N <= 0) return;
     // Output planes smaller than a vector: the vectors run over output channels instead.

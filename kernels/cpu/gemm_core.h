@@ -21,6 +21,12 @@
 // and k1 multiples of b_row_group() or K; put(k, row) with the N values of row k):
 //   int64_t b_row_group() const;
 //   void for_each_b_row(int64_t b, int64_t k0, int64_t k1, Put&& put) const;
+// and, to pack B's panels itself, whole groups of rows at a time, where that beats loading
+// them row by row (then B is packed whole even for a single row block of C; rows k0 .. k1 - 1
+// as above, row k of panel J at panels + J * panel_stride + k * NR, zeros past column N):
+//   bool packs_b_panels() const;
+//   template <int NR> void pack_b_panels(int64_t b, int64_t k0, int64_t k1, C* panels,
+//                                        int64_t panel_stride) const;
 // and, to store a whole block of C at once (rows m0.., columns n0.., row stride ldc):
 //   void store_c_block(int64_t b, int64_t m0, int64_t mc, int64_t n0, int64_t nc,
 //                      const C* src, int64_t ldc) const;
@@ -128,7 +134,28 @@ inline const C* b_row_in_place_of(const Problem& p, int64_t b, int64_t k) {
 
 struct GemmBlocks {
   int64_t mc, nc, kc;
+  int64_t tm = 0, tn = 0; // row and column blocks: M and N cut into tm and tn even shares
 };
+
+// When the threads take the blocks of a tm x tn split of an mp x np panel grid (batch times)
+// in turn, each as soon as it is free: the time the last one finishes, in micro-kernel runs of
+// one k step, a block costing `task_cost` more. The engine's blocks differ by one panel at most.
+inline int64_t gemm_split_makespan(int64_t batch, int64_t mp, int64_t np, int64_t tm, int64_t tn,
+                                   int64_t k, int64_t task_cost, int threads) {
+  constexpr int kMaxThreads = 16;
+  int64_t free_at[kMaxThreads] = {};
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < tm; ++i)
+      for (int64_t j = 0; j < tn; ++j) {
+        int first = 0;
+        for (int t = 1; t < threads; ++t)
+          if (free_at[t] < free_at[first]) first = t;
+        const int64_t rows = (i + 1) * mp / tm - i * mp / tm,
+                      cols = (j + 1) * np / tn - j * np / tn;
+        free_at[first] += rows * cols * k + task_cost;
+      }
+  return *std::max_element(free_at, free_at + threads);
+}
 
 // Cache blocks for a problem: KC values of k (B panel in L1), MC x KC of A and KC x NC of B
 // in L2, shrunk until there are a few blocks per thread. Every row block of C packs its own
@@ -168,7 +195,29 @@ inline GemmBlocks gemm_blocks(int64_t batch, int64_t M, int64_t N, int64_t K, in
         break;
       }
     }
-  return {mc, nc, kc};
+  GemmBlocks bl{mc, nc, kc, (M + mc - 1) / mc, (N + nc - 1) / nc};
+  // A small problem, a few blocks for each thread: the split of its tiles into at most 4 blocks
+  // a thread that finishes first (3 even blocks on 2 threads leave one idle for a third of the
+  // time; 2 or 4 would not), each block costing as much as 64 k steps of a tile more.
+  const int64_t mp = (M + MR - 1) / MR, np = (N + NR - 1) / NR;
+  if (threads > 1 && threads <= 16 && batch < threads && batch * mp * np <= 16 * threads) {
+    constexpr int64_t kTaskCost = 64;
+    const int64_t most = 4 * threads;
+    int64_t best = gemm_split_makespan(batch, mp, np, bl.tm, bl.tn, K, kTaskCost, threads);
+    for (int64_t tm = std::max<int64_t>(1, (M + kMaxMc - 1) / kMaxMc); tm <= mp; ++tm)
+      for (int64_t tn = std::max<int64_t>(1, (N + 255) / 256); tn <= np && batch * tm * tn <= most;
+           ++tn) {
+        const int64_t t = gemm_split_makespan(batch, mp, np, tm, tn, K, kTaskCost, threads);
+        if (t < best) {
+          best = t;
+          bl.tm = tm;
+          bl.tn = tn;
+        }
+      }
+    bl.mc = (mp + bl.tm - 1) / bl.tm * MR;
+    bl.nc = (np + bl.tn - 1) / bl.tn * NR;
+  }
+  return bl;
 }
 
 // A number unique to each gemm_packed call (keys the per-thread A-panel cache).
@@ -226,7 +275,7 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
                        const PrepackedOperands<C>& pre) {
   constexpr int NR = NV * Vec<C>::width;
   const GemmBlocks bl = gemm_blocks<C, MR, NR>(batch, M, N, K, max_threads());
-  const int64_t tm = (M + bl.mc - 1) / bl.mc, tn = (N + bl.nc - 1) / bl.nc;
+  const int64_t tm = bl.tm, tn = bl.tn;
   const int64_t m_panels = (M + MR - 1) / MR, n_panels = (N + NR - 1) / NR;
   // Without packed A, a thread that runs several column blocks of one row block packs its A
   // panels once, for every k, when they fit in 4 MB (conv weights are packed from short
@@ -238,8 +287,10 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
   // instead, spread over the threads by rows (panel J of batch b holds element (k, c) at
   // ((b * b_panels + J) * K + k) * NR + c).
   const int64_t b_panels = (N + NR - 1) / NR;
+  bool packs_panels = false;
+  if constexpr (requires { p.packs_b_panels(); }) packs_panels = p.packs_b_panels();
   const bool shared_b =
-      pre.b || (tm > 1 && K > 0 &&
+      pre.b || ((tm > 1 || packs_panels) && K > 0 &&
                 packed_b_size<NR>(batch, N, K) * int64_t(sizeof(C)) <= (int64_t(2) << 20));
   // B rows in memory are packed from their place, by every row block when B is not shared.
   const bool b_in_place = !shared_b && K > 0 && b_row_in_place_of<C>(p, 0, 0) != nullptr;
@@ -261,6 +312,9 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
       auto put = [&](int64_t k, const C* row) {
         put_panel_row<C, NR>(row, N, base + k * NR, K * NR);
       };
+      if constexpr (requires { p.template pack_b_panels<NR>(b, k0, k1, base, K * NR); }) {
+        if (packs_panels) return p.template pack_b_panels<NR>(b, k0, k1, base, K * NR);
+      }
       if constexpr (by_rows) {
         p.for_each_b_row(b, k0, k1, put);
       } else {

@@ -112,6 +112,27 @@ private:
   __m512i pick_;
 };
 
+// dst[l] = src[offset[l]] for lanes l < count (count <= 16, offsets increasing and below 32),
+// zero in the lanes after: two loads and one permute, for values spread over a short span
+// (the output rows of a small plane at a wider pitch). src[0 .. 32) must be readable.
+class LaneGather {
+public:
+  LaneGather(const int32_t* offset, int count) : keep_(lane_range(0, count)) {
+    alignas(64) int32_t idx[16] = {};
+    for (int l = 0; l < count; ++l)
+      idx[l] = offset[l];
+    pick_ = _mm512_load_si512(idx);
+  }
+  void gather(const float* src, float* dst) const {
+    _mm512_storeu_ps(dst, _mm512_maskz_permutex2var_ps(keep_, _mm512_loadu_ps(src), pick_,
+                                                       _mm512_loadu_ps(src + 16)));
+  }
+
+private:
+  __mmask16 keep_;
+  __m512i pick_;
+};
+
 // dst[0 .. n) = src[0 .. n) for runs of a few vectors, with a masked tail: a call of memcpy,
 // which the compiler makes of a plain loop, costs more than the copy for the short rows of
 // small planes.
@@ -220,6 +241,21 @@ private:
   int64_t w_, base_;
   int step_, n_, valid_;
   float fill_;
+};
+class LaneGather {
+public:
+  LaneGather(const int32_t* offset, int count) : count_(count) {
+    for (int l = 0; l < 16; ++l)
+      offset_[l] = l < count ? offset[l] : 0;
+  }
+  void gather(const float* src, float* dst) const {
+    for (int l = 0; l < 16; ++l)
+      dst[l] = l < count_ ? src[offset_[l]] : 0.0f;
+  }
+
+private:
+  int32_t offset_[16];
+  int count_;
 };
 inline void copy_short_run(const float* src, int64_t n, float* dst) {
   for (int64_t x = 0; x < n; ++x)

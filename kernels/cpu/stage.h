@@ -82,6 +82,14 @@ template <typename C> inline void fill_edge(C* dst, int64_t n, C v) {
 // (which measured faster for the 128-value runs of large planes).
 inline constexpr int64_t kShortRun = 64;
 
+// dst[0 .. n) = src[0 .. n), between local buffers: short f32 runs by masked vector moves.
+template <typename C> inline void copy_run(const C* src, int64_t n, C* dst) {
+  if constexpr (std::is_same_v<C, float>) {
+    if (n <= kShortRun) return copy_short_run(src, n, dst);
+  }
+  std::copy(src, src + n, dst);
+}
+
 // The longest run an accessor's run_load/run_store is asked for at once (its stack buffers).
 inline constexpr int64_t kRunChunk = 128;
 

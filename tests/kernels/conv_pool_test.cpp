@@ -160,6 +160,9 @@ std::vector<ConvCase> conv_cases() {
       {1, 40, 16, 16, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // padded planes, K = 360
       {1, 3, 40, 44, 8, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1},   // padded planes, stride 2
       {1, 4, 36, 70, 6, 3, 5, 2, 2, 2, 2, 2, 2, 4, 2, 4},   // stride phases, dilation, groups
+      {1, 64, 16, 16, 64, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1}, // 8x8 out: 16 B columns, 2 rows
+      {1, 12, 9, 9, 20, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1},   // 5x5 out: zeros past column 25
+      {1, 4, 12, 30, 8, 3, 3, 1, 1, 1, 1, 9, 1, 9, 1, 9},   // 16 columns span 32+ phase values
   };
 }
 

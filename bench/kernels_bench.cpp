@@ -15,6 +15,8 @@
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/pool.h"
+#include "kernels/cpu/resize.h"
 
 namespace {
 
@@ -434,5 +436,50 @@ void BM_ConvSmall(benchmark::State& state) {
                  std::to_string(sh.hw));
 }
 BENCHMARK(BM_ConvSmall)->DenseRange(0, 8)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Max pooling, f32. Arg: 0 = YOLO11n's SPPF pooling at 64 x 64 (5x5, stride 1, 128 channels
+// of 2x2), 1 = the same at 640 x 640 (256 channels of 20x20), 2 = ShuffleNet's stem pooling
+// (3x3, stride 2, 24 channels of 112x112).
+void BM_MaxPool(benchmark::State& state) {
+  struct Shape {
+    int64_t c, hw, k, stride;
+  };
+  const Shape shapes[] = {{128, 2, 5, 1}, {256, 20, 5, 1}, {24, 112, 3, 2}};
+  const Shape& sh = shapes[state.range(0)];
+  k::Pool2dShape s;
+  s.c = sh.c;
+  s.h = s.w = sh.hw;
+  s.kh = s.kw = sh.k;
+  s.stride_h = s.stride_w = sh.stride;
+  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = sh.k / 2;
+  s.h_out = s.w_out = (sh.hw + 2 * (sh.k / 2) - sh.k) / sh.stride + 1;
+  auto x = random_vector<float>(size_t(s.c * s.h * s.w), 11);
+  std::vector<float> y(static_cast<size_t>(s.c * s.h_out * s.w_out));
+  k::DenseAccessor<float, 4> xa(x.data(), {1, s.c, s.h, s.w});
+  k::DenseAccessor<float, 4> ya(y.data(), {1, s.c, s.h_out, s.w_out});
+  for (auto _ : state) {
+    k::max_pool2d(ya, xa, s);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
+}
+BENCHMARK(BM_MaxPool)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Nearest upsampling by 2 x 2, f32, NCHW. Arg: 0 = YOLO11n's neck at 64 x 64 (256 channels of
+// 2x2), 1 = at 640 x 640 (256 channels of 20x20).
+void BM_Upsample(benchmark::State& state) {
+  const int64_t c = 256, hw = state.range(0) == 0 ? 2 : 20;
+  auto x = random_vector<float>(size_t(c * hw * hw), 12);
+  std::vector<float> y(size_t(c * hw * hw * 4));
+  k::DenseAccessor<float, 4> xa(x.data(), {1, c, hw, hw});
+  k::DenseAccessor<float, 4> ya(y.data(), {1, c, 2 * hw, 2 * hw});
+  for (auto _ : state) {
+    k::upsample_nearest(ya, xa, std::array<int64_t, 4>{1, c, 2 * hw, 2 * hw},
+                        std::array<int64_t, 4>{1, 1, 2, 2});
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
+}
+BENCHMARK(BM_Upsample)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 } // namespace

@@ -28,29 +28,39 @@ void upsample_nearest(const Out& out, const In& in, const std::array<int64_t, R>
   using C = compute_t<In>;
   const int64_t w = out_shape[R - 1], f = factor[R - 1], w_in = in_shape[R - 1];
   const int64_t rows = detail::outer_count(in_shape);
-  parallel_chunks(rows, std::max<int64_t>(1, 8192 / (w * copies)), [&](int64_t r0, int64_t r1) {
-    C* src = scratch<C, 0>(w_in);
-    C* row = scratch<C, 1>(w);
-    Index<int(R)> i = detail::row_index(in_shape, r0); // advanced row by row below
-    for (int64_t r = r0; r < r1; ++r) {
-      load_run(in, i, w_in, src);
-      for (int64_t x = 0; x < w; ++x)
-        row[x] = src[x / f];
-      // Every output row o with o[d] / factor[d] == i[d] (d < R-1), o[d] < out_shape[d].
-      for (int64_t c = 0; c < copies; ++c) {
-        Index<int(R)> o{};
-        bool inside = true;
-        for (int64_t d = int64_t(R) - 2, rest = c; d >= 0; --d) {
-          o[size_t(d)] = i[size_t(d)] * factor[size_t(d)] + rest % factor[size_t(d)];
-          rest /= factor[size_t(d)];
-          inside = inside && o[size_t(d)] < out_shape[size_t(d)];
+  // About 8k values a chunk, each row counted 32 more for its loads and stores.
+  parallel_chunks(
+      rows, std::max<int64_t>(1, 8192 / (w * copies + 32)), [&](int64_t r0, int64_t r1) {
+        C* src = scratch<C, 0>(w_in);
+        C* row = scratch<C, 1>(w);
+        Index<int(R)> i = detail::row_index(in_shape, r0); // advanced row by row below
+        for (int64_t r = r0; r < r1; ++r) {
+          load_run(in, i, w_in, src);
+          if (f == 2) {
+            for (int64_t x = 0; x < w / 2; ++x)
+              row[2 * x] = row[2 * x + 1] = src[x];
+            if (w % 2) row[w - 1] = src[w / 2];
+          } else {
+            for (int64_t x = 0, j = 0, k = 0; x < w; ++x) { // j = x / f, k = x % f
+              row[x] = src[j];
+              if (++k == f) k = 0, ++j;
+            }
+          }
+          // Every output row o with o[d] / factor[d] == i[d] (d < R-1), o[d] < out_shape[d].
+          for (int64_t c = 0; c < copies; ++c) {
+            Index<int(R)> o{};
+            bool inside = true;
+            for (int64_t d = int64_t(R) - 2, rest = c; d >= 0; --d) {
+              o[size_t(d)] = i[size_t(d)] * factor[size_t(d)] + rest % factor[size_t(d)];
+              rest /= factor[size_t(d)];
+              inside = inside && o[size_t(d)] < out_shape[size_t(d)];
+            }
+            if (inside) store_run(out, o, w, row);
+          }
+          for (int64_t d = int64_t(R) - 2; d >= 0 && ++i[size_t(d)] == in_shape[size_t(d)]; --d)
+            i[size_t(d)] = 0;
         }
-        if (inside) store_run(out, o, w, row);
-      }
-      for (int64_t d = int64_t(R) - 2; d >= 0 && ++i[size_t(d)] == in_shape[size_t(d)]; --d)
-        i[size_t(d)] = 0;
-    }
-  });
+      });
 }
 
 } // namespace vtc::kernels

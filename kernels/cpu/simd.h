@@ -31,6 +31,14 @@ template <> struct Vec<float> {
   static Vec load(const float* p) { return {_mm512_loadu_ps(p)}; }
   void store(float* p) const { _mm512_storeu_ps(p, v); }
   friend Vec fma(Vec a, Vec b, Vec c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+  friend Vec operator+(Vec a, Vec b) { return {_mm512_add_ps(a.v, b.v)}; }
+  friend Vec max_nan(Vec m, Vec x) { // vmath.h's max_nan: x where x > m or x is NaN
+    const __mmask16 take =
+        _mm512_cmp_ps_mask(x.v, m.v, _CMP_GT_OQ) | _mm512_cmp_ps_mask(x.v, x.v, _CMP_UNORD_Q);
+    return {_mm512_mask_blend_ps(take, m.v, x.v)};
+  }
+  // x where x > m, else m: max_nan when x is not NaN, in one instruction.
+  friend Vec max_ordered(Vec m, Vec x) { return {_mm512_max_ps(x.v, m.v)}; }
 };
 template <> struct Vec<double> {
   static constexpr int width = 8;
@@ -40,6 +48,13 @@ template <> struct Vec<double> {
   static Vec load(const double* p) { return {_mm512_loadu_pd(p)}; }
   void store(double* p) const { _mm512_storeu_pd(p, v); }
   friend Vec fma(Vec a, Vec b, Vec c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)}; }
+  friend Vec operator+(Vec a, Vec b) { return {_mm512_add_pd(a.v, b.v)}; }
+  friend Vec max_nan(Vec m, Vec x) {
+    const __mmask8 take =
+        _mm512_cmp_pd_mask(x.v, m.v, _CMP_GT_OQ) | _mm512_cmp_pd_mask(x.v, x.v, _CMP_UNORD_Q);
+    return {_mm512_mask_blend_pd(take, m.v, x.v)};
+  }
+  friend Vec max_ordered(Vec m, Vec x) { return {_mm512_max_pd(x.v, m.v)}; }
 };
 
 // r[i] lane j <- r[j] lane i: a 16 x 16 block of floats transposed in registers (pairs
@@ -166,6 +181,13 @@ template <> struct Vec<float> {
   static Vec load(const float* p) { return {_mm256_loadu_ps(p)}; }
   void store(float* p) const { _mm256_storeu_ps(p, v); }
   friend Vec fma(Vec a, Vec b, Vec c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
+  friend Vec operator+(Vec a, Vec b) { return {_mm256_add_ps(a.v, b.v)}; }
+  friend Vec max_nan(Vec m, Vec x) {
+    const __m256 take =
+        _mm256_or_ps(_mm256_cmp_ps(x.v, m.v, _CMP_GT_OQ), _mm256_cmp_ps(x.v, x.v, _CMP_UNORD_Q));
+    return {_mm256_blendv_ps(m.v, x.v, take)};
+  }
+  friend Vec max_ordered(Vec m, Vec x) { return {_mm256_max_ps(x.v, m.v)}; }
 };
 template <> struct Vec<double> {
   static constexpr int width = 4;
@@ -175,6 +197,13 @@ template <> struct Vec<double> {
   static Vec load(const double* p) { return {_mm256_loadu_pd(p)}; }
   void store(double* p) const { _mm256_storeu_pd(p, v); }
   friend Vec fma(Vec a, Vec b, Vec c) { return {_mm256_fmadd_pd(a.v, b.v, c.v)}; }
+  friend Vec operator+(Vec a, Vec b) { return {_mm256_add_pd(a.v, b.v)}; }
+  friend Vec max_nan(Vec m, Vec x) {
+    const __m256d take =
+        _mm256_or_pd(_mm256_cmp_pd(x.v, m.v, _CMP_GT_OQ), _mm256_cmp_pd(x.v, x.v, _CMP_UNORD_Q));
+    return {_mm256_blendv_pd(m.v, x.v, take)};
+  }
+  friend Vec max_ordered(Vec m, Vec x) { return {_mm256_max_pd(x.v, m.v)}; }
 };
 
 inline Vec<float> load_widen(const bfloat16* p) {
@@ -204,6 +233,9 @@ template <> struct Vec<float> {
   static Vec load(const float* p) { return {*p}; }
   void store(float* p) const { *p = v; }
   friend Vec fma(Vec a, Vec b, Vec c) { return {std::fma(a.v, b.v, c.v)}; }
+  friend Vec operator+(Vec a, Vec b) { return {a.v + b.v}; }
+  friend Vec max_nan(Vec m, Vec x) { return (x.v > m.v || x.v != x.v) ? x : m; }
+  friend Vec max_ordered(Vec m, Vec x) { return x.v > m.v ? x : m; }
 };
 template <> struct Vec<double> {
   static constexpr int width = 1;
@@ -213,6 +245,9 @@ template <> struct Vec<double> {
   static Vec load(const double* p) { return {*p}; }
   void store(double* p) const { *p = v; }
   friend Vec fma(Vec a, Vec b, Vec c) { return {std::fma(a.v, b.v, c.v)}; }
+  friend Vec operator+(Vec a, Vec b) { return {a.v + b.v}; }
+  friend Vec max_nan(Vec m, Vec x) { return (x.v > m.v || x.v != x.v) ? x : m; }
+  friend Vec max_ordered(Vec m, Vec x) { return x.v > m.v ? x : m; }
 };
 inline Vec<float> load_widen(const bfloat16* p) {
   return Vec<float>::set1(to_compute(*p));

@@ -38,8 +38,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "parallel.h"
 #include "simd.h"
@@ -59,13 +61,14 @@ template <typename C> struct GemmTile {
   static constexpr int NR = NV * Vec<C>::width;
 };
 
-// c[r][n] (+)= sum_k a[k][r] * b[k][n] over a full MR x NR tile; `a` is an MR-wide panel,
-// `b` an NR-wide panel, both k-major; c has row stride ldc.
-template <typename C, int MR, int NV>
+// c[r][n] (+)= sum_k a[k][r] * b[k][n] over a full MR x (NV vectors) tile; `a` is an MR-wide
+// panel, `b` a panel of row stride BS (NV vectors wide unless the tile covers part of it),
+// both k-major; c has row stride ldc.
+template <typename C, int MR, int NV, int BS = NV* Vec<C>::width>
 inline void micro_kernel(int64_t kc, const C* __restrict a, const C* __restrict b, C* __restrict c,
                          int64_t ldc, bool accumulate) {
   using V = Vec<C>;
-  constexpr int W = V::width, NR = NV * W;
+  constexpr int W = V::width, NR = BS;
   V acc[MR][NV];
   if (accumulate) {
 #pragma GCC unroll 16
@@ -98,6 +101,115 @@ inline void micro_kernel(int64_t kc, const C* __restrict a, const C* __restrict 
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
       acc[r][v].store(c + r * ldc + v * W);
+}
+
+// The last columns of a panel that a vector would mostly waste: up to this many are computed
+// by column_tile() instead.
+inline constexpr int kColumnTail = 4;
+
+// The tile of a panel's last real columns: NV whole vectors as in micro_kernel, then COLS
+// single columns (at most kColumnTail), each as the MR rows of A's panel in vectors times
+// b[k][n] broadcast, in the same loop over k (a column's chain of dependent fmas then runs
+// beside the vectors' independent ones instead of alone). Every element is the register
+// tile's fma chain over k in order (a * b + acc, one rounding): the bits are the same. Column
+// vectors reach past the MR rows into the next k's; the last k's, whose vectors would reach
+// past the panel, take their columns element by element.
+template <typename C, int MR, int NV, int BS, int COLS>
+inline void tail_tile(int64_t kc, const C* __restrict a, const C* __restrict b, C* __restrict c,
+                      int64_t ldc, bool accumulate) {
+  using V = Vec<C>;
+  constexpr int W = V::width, NVR = (MR + W - 1) / W, SPAN = NVR * W;
+  constexpr int64_t kTail = (SPAN - MR + MR - 1) / MR; // k's whose columns go element-wise
+  constexpr int NA = NV > 0 ? NV : 1, NC = COLS > 0 ? COLS : 1;
+  V acc[MR][NA];
+  alignas(64) C rows[NC][SPAN];
+  V col[NC][NVR];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = accumulate ? V::load(c + r * ldc + v * W) : V::zero();
+  for (int n = 0; n < COLS; ++n) {
+    for (int r = 0; r < SPAN; ++r)
+      rows[n][r] = accumulate && r < MR ? c[r * ldc + NV * W + n] : C(0);
+    for (int v = 0; v < NVR; ++v)
+      col[n][v] = V::load(&rows[n][v * W]);
+  }
+  auto vectors = [&](int64_t k) {
+    V bv[NA];
+    for (int v = 0; v < NV; ++v)
+      bv[v] = V::load(b + k * BS + v * W);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const V av = V::set1(a[k * MR + r]);
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = fma(av, bv[v], acc[r][v]);
+    }
+  };
+  const int64_t kv = COLS > 0 ? std::max<int64_t>(0, kc - kTail) : kc;
+  for (int64_t k = 0; k < kv; ++k) {
+    vectors(k);
+    V ar[NVR];
+    for (int v = 0; v < NVR; ++v)
+      ar[v] = V::load(a + k * MR + v * W);
+#pragma GCC unroll 4
+    for (int n = 0; n < COLS; ++n) {
+      const V bn = V::set1(b[k * BS + NV * W + n]);
+      for (int v = 0; v < NVR; ++v)
+        col[n][v] = fma(ar[v], bn, col[n][v]);
+    }
+  }
+  for (int n = 0; n < COLS; ++n)
+    for (int v = 0; v < NVR; ++v)
+      col[n][v].store(&rows[n][v * W]);
+  for (int64_t k = kv; k < kc; ++k) {
+    vectors(k);
+    for (int n = 0; n < COLS; ++n)
+      for (int r = 0; r < MR; ++r)
+        rows[n][r] = std::fma(a[k * MR + r], b[k * BS + NV * W + n], rows[n][r]);
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v].store(c + r * ldc + v * W);
+  for (int n = 0; n < COLS; ++n)
+    for (int r = 0; r < MR; ++r)
+      c[r * ldc + NV * W + n] = rows[n][r];
+}
+
+// tail_tile<C, MR, full vectors, BS, rest columns> for runtime `full` < NV and `rest` <=
+// kColumnTail.
+template <typename C, int MR, int NV, int BS, int F = 0, int R = 0>
+inline void dispatch_tail_tile(int full, int rest, int64_t kc, const C* a, const C* b, C* c,
+                               int64_t ldc, bool accumulate) {
+  if (full == F && rest == R) return tail_tile<C, MR, F, BS, R>(kc, a, b, c, ldc, accumulate);
+  if constexpr (R < kColumnTail)
+    dispatch_tail_tile<C, MR, NV, BS, F, R + 1>(full, rest, kc, a, b, c, ldc, accumulate);
+  else if constexpr (F + 1 < NV)
+    dispatch_tail_tile<C, MR, NV, BS, F + 1, 0>(full, rest, kc, a, b, c, ldc, accumulate);
+}
+
+// The tile of one B panel (NV vectors, row stride NR) whose first `width` columns are real:
+// a panel narrower than NV vectors by at least a vector, with at most kColumnTail columns
+// past its whole vectors, runs tail_tile over them; any other panel runs the full tile. Only
+// speed depends on the choice.
+template <typename C, int MR, int NV>
+inline void panel_tile(int64_t kc, const C* a, const C* b, C* c, int64_t ldc, bool accumulate,
+                       int64_t width) {
+  constexpr int W = Vec<C>::width, NR = NV * W;
+  if constexpr (W > 1) {
+    const int64_t full = width / W, rest = width % W;
+    if (full < NV && rest <= kColumnTail)
+      return dispatch_tail_tile<C, MR, NV, NR>(int(full), int(rest), kc, a, b, c, ldc, accumulate);
+  }
+  micro_kernel<C, MR, NV>(kc, a, b, c, ldc, accumulate);
+}
+
+// Whether N columns (known at compile time) end in a panel that panel_tile() runs narrower
+// than NV vectors: then the engine is instantiated with the column-tail path, which other
+// shapes do without (they ran up to 30% slower with it compiled in, never taking it).
+template <typename C, int NV> constexpr bool column_tail_pays(int64_t n) {
+  constexpr int W = Vec<C>::width, NR = NV * W;
+  if (W == 1 || n <= 0) return false;
+  const int64_t width = n - (n - 1) / NR * NR; // the last panel's real columns
+  return width / W < NV && width % W <= kColumnTail;
 }
 
 // dst[0 .. NR) = src[0 .. NR): one row of a B panel, in whole vectors (a call of memmove per
@@ -270,7 +382,7 @@ template <typename C> struct PrepackedOperands {
 };
 
 // The engine with register tiles of MR rows x NV vectors.
-template <typename C, int MR, int NV, typename Problem>
+template <typename C, int MR, int NV, bool ColumnTail = false, typename Problem>
 void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K,
                        const PrepackedOperands<C>& pre) {
   constexpr int NR = NV * Vec<C>::width;
@@ -401,9 +513,16 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
             const C* b_panel =
                 shared_b ? b_whole + ((b % b_batches * b_panels + n0 / NR + j) * K + k0) * NR
                          : bp + j * kc * NR;
-            for (int64_t i = 0; i < pm; ++i)
-              micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, b_panel,
-                                      cb + i * MR * ldc + j * NR, ldc, k0 > 0);
+            if constexpr (ColumnTail) {
+              const int64_t width = std::min<int64_t>(NR, nc - j * NR);
+              for (int64_t i = 0; i < pm; ++i)
+                panel_tile<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, b_panel,
+                                      cb + i * MR * ldc + j * NR, ldc, k0 > 0, width);
+            } else {
+              for (int64_t i = 0; i < pm; ++i)
+                micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, b_panel,
+                                        cb + i * MR * ldc + j * NR, ldc, k0 > 0);
+            }
           }
         }
         if (keep_a) packed_here = {call, b, m0};
@@ -430,7 +549,8 @@ void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t 
   const PrepackedOperands<C> pre{packed_a, a_batches > 0 ? a_batches : batch};
   constexpr bool narrow_known = StaticN >= 0 && StaticN <= Vec<C>::width && Vec<C>::width > 1;
   if constexpr (StaticN >= 0) {
-    gemm_packed_tiles<C, MR, narrow_known ? 1 : GemmTile<C>::NV>(p, batch, M, N, K, pre);
+    constexpr int NV = narrow_known ? 1 : GemmTile<C>::NV;
+    gemm_packed_tiles<C, MR, NV, column_tail_pays<C, NV>(StaticN)>(p, batch, M, N, K, pre);
   } else if (N <= Vec<C>::width && Vec<C>::width > 1) {
     gemm_packed_tiles<C, MR, 1>(p, batch, M, N, K, pre);
   } else {

@@ -198,6 +198,14 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {1, 8, 8, 8, 12, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::implicit_gemm, 49>(
       rng, {1, 16, 7, 7, 33, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+  // 49 columns end in a panel of one vector and one column (the column-tail tile), with K
+  // over several k blocks, and from a 3x3 filter's phases.
+  check_static_choice<ConvKernel::implicit_gemm, 49>(
+      rng, {1, 300, 7, 7, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+  check_static_choice<ConvKernel::implicit_gemm, 49>(
+      rng, {1, 20, 7, 7, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::implicit_gemm, 36>(
+      rng, {1, 8, 6, 6, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::padded_plane, 480>(
       rng, {1, 5, 20, 24, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::depthwise, 49>(rng,

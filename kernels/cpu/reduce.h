@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "parallel.h"
+#include "simd.h"
 #include "stage.h"
 #include "vmath.h"
 
@@ -64,6 +65,31 @@ template <ReduceKind K, typename C> C reduce_buffer(const C* x, int64_t n) {
 
 namespace detail {
 
+#if defined(__AVX512F__)
+// sums[i] = sum_fixed(rows + i * len, len) for 16 rows at once, the same bits: row i's lane
+// accumulators are one vector (the tail of a row added under a mask, so that lanes past it
+// stay as they are), and the fixed tree of sum_lanes (lanes l and l + w for w = 8, 4, 2, 1)
+// runs over the 16 rows together once the accumulators are transposed.
+inline void sum_fixed_16_rows(const float* rows, int64_t len, float* sums) {
+  Vec<float> acc[16];
+  const int64_t full = len / kLanes * kLanes;
+  const __mmask16 tail = lane_range(0, len - full);
+  for (int i = 0; i < 16; ++i) {
+    const float* x = rows + i * len;
+    __m512 a = _mm512_setzero_ps();
+    for (int64_t j = 0; j < full; j += kLanes)
+      a = _mm512_add_ps(a, _mm512_loadu_ps(x + j));
+    if (tail) a = _mm512_mask_add_ps(a, tail, a, _mm512_maskz_loadu_ps(tail, x + full));
+    acc[i].v = a;
+  }
+  transpose_16x16(acc); // acc[l]: lane l of every row
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l)
+      acc[l].v = _mm512_add_ps(acc[l].v, acc[l + w].v);
+  acc[0].store(sums);
+}
+#endif
+
 // out[r] for r < outer, where load_row(r, dst) fills dst[0, len) with row r and
 // store(r, v) writes the result.
 template <ReduceKind K, typename C, typename LoadRow, typename Store>
@@ -71,7 +97,23 @@ void reduce_rows(int64_t outer, int64_t len, const LoadRow& load_row, const Stor
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(len, 1));
   parallel_chunks(outer, grain, [&](int64_t r0, int64_t r1) {
     C* buf = scratch<C, 0>(len);
-    for (int64_t r = r0; r < r1; ++r) {
+    int64_t r = r0;
+#if defined(__AVX512F__)
+    if constexpr ((K == ReduceKind::Sum || K == ReduceKind::Mean) && std::is_same_v<C, float>) {
+      if (len > 0) {
+        C* rows = scratch<C, 1>(16 * len);
+        alignas(64) C sums[16];
+        for (; r + 16 <= r1; r += 16) {
+          for (int i = 0; i < 16; ++i)
+            load_row(r + i, rows + i * len);
+          sum_fixed_16_rows(rows, len, sums);
+          for (int i = 0; i < 16; ++i)
+            store(r + i, K == ReduceKind::Mean ? sums[i] / C(len) : sums[i]);
+        }
+      }
+    }
+#endif
+    for (; r < r1; ++r) {
       load_row(r, buf);
       store(r, reduce_buffer<K>(buf, len));
     }

@@ -5,6 +5,8 @@
 // logits, empty reductions, integers).
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include <cmath>
 #include <limits>
 #include <random>
@@ -255,6 +257,35 @@ TEST(ReduceTest, EveryKindMatchesReferenceAndIsAccessorInvariant) {
     check_reductions<float>(rng, n);
     check_reductions<half>(rng, n);
     check_reductions<bfloat16>(rng, n);
+  }
+}
+
+// Sums and means of many rows (reduced 16 rows at a time where the vectors allow) give the
+// bits of reducing each row alone, with signed zeros kept; every row length from 1 to 40.
+TEST(ReduceTest, ManyRowsGiveTheBitsOfOneRowAtATime) {
+  std::mt19937 rng(43);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  for (int64_t len = 1; len <= 40; ++len) {
+    const int64_t rows = 37;
+    std::vector<float> x(static_cast<size_t>(rows * len)), sum(static_cast<size_t>(rows)),
+        mean(static_cast<size_t>(rows));
+    for (auto& v : x)
+      v = value(rng);
+    x[3] = -0.0f; // zeros of both signs, and a row of negative zeros
+    for (int64_t j = 0; j < len; ++j)
+      x[size_t(len + j)] = -0.0f;
+    DenseAccessor<float, 2> in(x.data(), {rows, len});
+    reduce<ReduceKind::Sum>(DenseAccessor<float, 1>(sum.data(), {rows}), in, rows, len);
+    reduce<ReduceKind::Mean>(DenseAccessor<float, 1>(mean.data(), {rows}), in, rows, len);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = x.data() + r * len;
+      const float one_sum = reduce_buffer<ReduceKind::Sum>(row, len);
+      const float one_mean = reduce_buffer<ReduceKind::Mean>(row, len);
+      EXPECT_EQ(std::bit_cast<uint32_t>(sum[size_t(r)]), std::bit_cast<uint32_t>(one_sum))
+          << "sum, row " << r << " of length " << len;
+      EXPECT_EQ(std::bit_cast<uint32_t>(mean[size_t(r)]), std::bit_cast<uint32_t>(one_mean))
+          << "mean, row " << r << " of length " << len;
+    }
   }
 }
 

@@ -331,6 +331,29 @@ BENCHMARK_TEMPLATE(BM_DecodeAttention, k::bfloat16)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
+// conv2d over random f32 data of shape `s` with a bias epilogue, the weights packed once as
+// generated code packs constant weights; reports GFLOP/s and the bytes of input and output.
+void run_conv(benchmark::State& state, const k::Conv2dShape& s) {
+  const int64_t cin_g = s.c_in / s.groups, taps = s.kh * s.kw;
+  auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
+  auto w = random_vector<float>(size_t(s.c_out * cin_g * taps), 9);
+  auto bias = random_vector<float>(size_t(s.c_out), 10);
+  std::vector<float> y(static_cast<size_t>(s.c_out * s.h_out * s.w_out));
+  k::DenseAccessor<float, 4> xa(x.data(), {1, s.c_in, s.h, s.w});
+  k::DenseAccessor<float, 4> wa(w.data(), {s.c_out, cin_g, s.kh, s.kw});
+  k::DenseAccessor<float, 4> ya(y.data(), {1, s.c_out, s.h_out, s.w_out});
+  const auto epi = k::bias_epilogue(k::DenseAccessor<float, 1>(bias.data(), {s.c_out}));
+  k::ConstantPacks packs;
+  for (auto _ : state) {
+    k::conv2d(ya, xa, wa, s, epi, k::ConstantRef{&packs, w.data()});
+    benchmark::DoNotOptimize(y.data());
+  }
+  const double flops = 2.0 * double(s.c_out * s.h_out * s.w_out * cin_g * taps);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
+}
+
 // Convolution, f32. Arg: 0 = depthwise 3x3 stride 1 over 144 channels (56x56), 1 = depthwise
 // 3x3 stride 2, 2 = dense 3x3 64 -> 64 (56x56, implicit GEMM), 3 = dense 3x3 64 -> 32 and
 // 4 = dense 3x3 32 -> 64 on 160x160 planes (the C3k2 block's bottleneck), 5 = dense 1x1
@@ -358,24 +381,7 @@ void BM_Conv(benchmark::State& state) {
   }
   s.h_out = (s.h + 2 * s.pad_top - s.kh) / s.stride_h + 1;
   s.w_out = (s.w + 2 * s.pad_left - s.kw) / s.stride_w + 1;
-  const int64_t cin_g = s.c_in / s.groups, taps = s.kh * s.kw;
-  auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
-  auto w = random_vector<float>(size_t(s.c_out * cin_g * taps), 9);
-  auto bias = random_vector<float>(size_t(s.c_out), 10);
-  std::vector<float> y(static_cast<size_t>(s.c_out * s.h_out * s.w_out));
-  k::DenseAccessor<float, 4> xa(x.data(), {1, s.c_in, s.h, s.w});
-  k::DenseAccessor<float, 4> wa(w.data(), {s.c_out, cin_g, s.kh, s.kw});
-  k::DenseAccessor<float, 4> ya(y.data(), {1, s.c_out, s.h_out, s.w_out});
-  const auto epi = k::bias_epilogue(k::DenseAccessor<float, 1>(bias.data(), {s.c_out}));
-  k::ConstantPacks packs;
-  for (auto _ : state) {
-    k::conv2d(ya, xa, wa, s, epi, k::ConstantRef{&packs, w.data()});
-    benchmark::DoNotOptimize(y.data());
-  }
-  const double flops = 2.0 * double(s.c_out * s.h_out * s.w_out * cin_g * taps);
-  state.counters["GFLOP/s"] = benchmark::Counter(
-      flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
-  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
+  run_conv(state, s);
   const char* labels[] = {"depthwise 3x3 s1, 144ch",
                           "depthwise 3x3 s2, 144ch",
                           "dense 3x3 64->64",
@@ -414,22 +420,7 @@ void BM_ConvSmall(benchmark::State& state) {
     s.w = s.w_out = s.h * s.w;
     s.h = s.h_out = 1;
   }
-  auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
-  auto w = random_vector<float>(size_t(s.c_out * s.c_in * s.kh * s.kw), 9);
-  auto bias = random_vector<float>(size_t(s.c_out), 10);
-  std::vector<float> y(static_cast<size_t>(s.c_out * s.h_out * s.w_out));
-  k::DenseAccessor<float, 4> xa(x.data(), {1, s.c_in, s.h, s.w});
-  k::DenseAccessor<float, 4> wa(w.data(), {s.c_out, s.c_in, s.kh, s.kw});
-  k::DenseAccessor<float, 4> ya(y.data(), {1, s.c_out, s.h_out, s.w_out});
-  const auto epi = k::bias_epilogue(k::DenseAccessor<float, 1>(bias.data(), {s.c_out}));
-  k::ConstantPacks packs;
-  for (auto _ : state) {
-    k::conv2d(ya, xa, wa, s, epi, k::ConstantRef{&packs, w.data()});
-    benchmark::DoNotOptimize(y.data());
-  }
-  const double flops = 2.0 * double(s.c_out * s.h_out * s.w_out * s.c_in * s.kh * s.kw);
-  state.counters["GFLOP/s"] = benchmark::Counter(
-      flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+  run_conv(state, s);
   state.SetLabel(std::to_string(sh.cin) + "->" + std::to_string(sh.cout) + " " +
                  std::to_string(sh.k) + "x" + std::to_string(sh.k) + " s" +
                  std::to_string(sh.stride) + " on " + std::to_string(sh.hw) + "x" +

@@ -6,10 +6,12 @@
 //
 // Two kernels, one summation order. The general one is an implicit GEMM on the engine of
 // gemm_core.h — batch (n, g), M = Cout_g, N = Hout*Wout, K = Cin_g*kh*kw with k = (ci, r, s)
-// — whose B panels are packed straight from the input accessor (im2col-free); on large planes
-// it runs over input planes staged once with their padding and split into stride phases,
-// whose rows are the B rows as they lie (PaddedPlaneConvProblem). The direct depthwise kernel
-// (Cin_g == 1) stages each padded input plane in a local buffer. Both
+// — whose B panels are packed straight from the input (im2col-free: a 1x1 filter's rows as
+// they lie, a wider filter's from each channel's padded plane split into stride phases, 16
+// columns per permute); on large planes it runs over input planes staged once with their
+// padding and split into stride phases, whose rows are the B rows as they lie
+// (PaddedPlaneConvProblem); output planes smaller than a vector run it transposed. The direct
+// depthwise kernel (Cin_g == 1) stages each padded input plane in a local buffer. All
 // compute acc = 0; acc = fma(W, In, acc) over k in order, padding positions included as
 // zeros, so they give the same bits and conv2d() may pick either by shape.
 #pragma once
@@ -527,10 +529,11 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
 //
 // The padded input plane is split into its stride phases (window_phases.h): the whole output
 // plane is one flat run per filter tap. Each output is acc = 0; acc = fma(w[r][q], in, acc)
-// over the taps (r, q) in order, as in the implicit GEMM.
+// over the taps (r, q) in order, as in the implicit GEMM. Constant filters (`wref` given) are
+// loaded once per program.
 template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
 void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
-                      const Epi& epi = {}) {
+                      const Epi& epi = {}, ConstantRef wref = {}) {
   using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
                                    std::is_same_v<compute_t<WA>, double>,
                                double, float>;
@@ -540,16 +543,31 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
   if (s.n <= 0 || s.c_out <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
   const WindowPhases ph =
       window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, kW);
-  const int64_t flat = ph.flat;
+  const int64_t flat = ph.flat, taps = s.kh * s.kw;
+  // The filter of output channel co, its taps in order; constant filters are loaded once per
+  // program, all channels' in a row.
+  auto load_filter = [&](int64_t co, C* dst) {
+    for (int64_t r = 0; r < s.kh; ++r)
+      load_run(w, Index<4>{co, 0, r, 0}, s.kw, dst + r * s.kw);
+  };
+  std::shared_ptr<const C> filters;
+  if (wref.packs)
+    filters = wref.packs->get<C>(wref.key, -1, s.c_out * taps, [&](C* dst) {
+      for (int64_t co = 0; co < s.c_out; ++co)
+        load_filter(co, dst + co * taps);
+    });
   parallel_for(s.n * s.c_out, [&](int64_t t) {
     const int64_t nb = t / s.c_out, co = t % s.c_out, ci = co / cout_g;
     C* phases = scratch<C, 3>(ph.size);
-    C* wv = scratch<C, 1>(s.kh * s.kw);
     C* acc = scratch<C, 2>(flat);
     // Stage 1: the input plane with zeros around it, split into phases, and the filter.
     detail::stage_phases(in, s, ph, nb, ci, phases);
-    for (int64_t r = 0; r < s.kh; ++r)
-      load_run(w, Index<4>{co, 0, r, 0}, s.kw, wv + r * s.kw);
+    const C* wv = filters ? filters.get() + co * taps : nullptr;
+    if (!wv) {
+      C* row = scratch<C, 1>(taps);
+      load_filter(co, row);
+      wv = row;
+    }
     // Stage 2: blocks of the flat output held in registers across the taps.
     const int64_t ntaps = s.kh * s.kw;
     int64_t j0 = 0;
@@ -584,11 +602,11 @@ template <ConvKernel Kernel = ConvKernel::by_shape, int64_t Positions = -1, type
 void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s, const Epi& epi = {},
             ConstantRef wref = {}) {
   if constexpr (Kernel == ConvKernel::depthwise) {
-    depthwise_conv2d(out, in, w, s, epi);
+    depthwise_conv2d(out, in, w, s, epi, wref);
   } else if constexpr (Kernel != ConvKernel::by_shape) {
     conv2d_implicit_gemm<Positions, Kernel>(out, in, w, s, epi, wref);
   } else if (s.c_in / s.groups == 1 && s.groups > 1) {
-    depthwise_conv2d(out, in, w, s, epi);
+    depthwise_conv2d(out, in, w, s, epi, wref);
   } else {
     conv2d_implicit_gemm<-1, ConvKernel::by_shape>(out, in, w, s, epi, wref);
   }

@@ -41,7 +41,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <utility>
 
 #include "parallel.h"
 #include "simd.h"
@@ -104,7 +103,7 @@ inline void micro_kernel(int64_t kc, const C* __restrict a, const C* __restrict 
 }
 
 // The last columns of a panel that a vector would mostly waste: up to this many are computed
-// by column_tile() instead.
+// by tail_tile() instead.
 inline constexpr int kColumnTail = 4;
 
 // The tile of a panel's last real columns: NV whole vectors as in micro_kernel, then COLS
@@ -174,42 +173,15 @@ inline void tail_tile(int64_t kc, const C* __restrict a, const C* __restrict b, 
       c[r * ldc + NV * W + n] = rows[n][r];
 }
 
-// tail_tile<C, MR, full vectors, BS, rest columns> for runtime `full` < NV and `rest` <=
-// kColumnTail.
-template <typename C, int MR, int NV, int BS, int F = 0, int R = 0>
-inline void dispatch_tail_tile(int full, int rest, int64_t kc, const C* a, const C* b, C* c,
-                               int64_t ldc, bool accumulate) {
-  if (full == F && rest == R) return tail_tile<C, MR, F, BS, R>(kc, a, b, c, ldc, accumulate);
-  if constexpr (R < kColumnTail)
-    dispatch_tail_tile<C, MR, NV, BS, F, R + 1>(full, rest, kc, a, b, c, ldc, accumulate);
-  else if constexpr (F + 1 < NV)
-    dispatch_tail_tile<C, MR, NV, BS, F + 1, 0>(full, rest, kc, a, b, c, ldc, accumulate);
-}
-
-// The tile of one B panel (NV vectors, row stride NR) whose first `width` columns are real:
-// a panel narrower than NV vectors by at least a vector, with at most kColumnTail columns
-// past its whole vectors, runs tail_tile over them; any other panel runs the full tile. Only
-// speed depends on the choice.
-template <typename C, int MR, int NV>
-inline void panel_tile(int64_t kc, const C* a, const C* b, C* c, int64_t ldc, bool accumulate,
-                       int64_t width) {
+// The real columns of the last B panel of N columns (known at compile time) when tail_tile()
+// runs it, narrower than NV vectors with at most kColumnTail columns past its whole vectors;
+// 0 otherwise. Only the engines of such shapes are instantiated with that one tail tile (with
+// tail tiles compiled into every engine, shapes that never took them ran up to 30% slower).
+template <typename C, int NV> constexpr int column_tail_width(int64_t n) {
   constexpr int W = Vec<C>::width, NR = NV * W;
-  if constexpr (W > 1) {
-    const int64_t full = width / W, rest = width % W;
-    if (full < NV && rest <= kColumnTail)
-      return dispatch_tail_tile<C, MR, NV, NR>(int(full), int(rest), kc, a, b, c, ldc, accumulate);
-  }
-  micro_kernel<C, MR, NV>(kc, a, b, c, ldc, accumulate);
-}
-
-// Whether N columns (known at compile time) end in a panel that panel_tile() runs narrower
-// than NV vectors: then the engine is instantiated with the column-tail path, which other
-// shapes do without (they ran up to 30% slower with it compiled in, never taking it).
-template <typename C, int NV> constexpr bool column_tail_pays(int64_t n) {
-  constexpr int W = Vec<C>::width, NR = NV * W;
-  if (W == 1 || n <= 0) return false;
-  const int64_t width = n - (n - 1) / NR * NR; // the last panel's real columns
-  return width / W < NV && width % W <= kColumnTail;
+  if (W == 1 || n <= 0) return 0;
+  const int64_t width = n - (n - 1) / NR * NR;
+  return width / W < NV && width % W <= kColumnTail ? int(width) : 0;
 }
 
 // dst[0 .. NR) = src[0 .. NR): one row of a B panel, in whole vectors (a call of memmove per
@@ -399,7 +371,7 @@ template <typename C> struct PrepackedOperands {
 };
 
 // The engine with register tiles of MR rows x NV vectors.
-template <typename C, int MR, int NV, bool ColumnTail = false, typename Problem>
+template <typename C, int MR, int NV, int TailWidth = 0, typename Problem>
 void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K,
                        const PrepackedOperands<C>& pre) {
   constexpr int NR = NV * Vec<C>::width;
@@ -530,16 +502,18 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
             const C* b_panel =
                 shared_b ? b_whole + ((b % b_batches * b_panels + n0 / NR + j) * K + k0) * NR
                          : bp + j * kc * NR;
-            if constexpr (ColumnTail) {
-              const int64_t width = std::min<int64_t>(NR, nc - j * NR);
-              for (int64_t i = 0; i < pm; ++i)
-                panel_tile<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, b_panel,
-                                      cb + i * MR * ldc + j * NR, ldc, k0 > 0, width);
-            } else {
-              for (int64_t i = 0; i < pm; ++i)
-                micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, b_panel,
-                                        cb + i * MR * ldc + j * NR, ldc, k0 > 0);
+            // Only the last panel of B is narrower than NR: TailWidth columns, when given.
+            bool tail = false;
+            if constexpr (TailWidth > 0) {
+              tail = nc - j * NR == TailWidth;
+              for (int64_t i = 0; i < pm && tail; ++i)
+                tail_tile<C, MR, TailWidth / Vec<C>::width, NR, TailWidth % Vec<C>::width>(
+                    kc, a_base + i * a_panel + k0 * a_k, b_panel, cb + i * MR * ldc + j * NR, ldc,
+                    k0 > 0);
             }
+            for (int64_t i = 0; i < pm && !tail; ++i)
+              micro_kernel<C, MR, NV>(kc, a_base + i * a_panel + k0 * a_k, b_panel,
+                                      cb + i * MR * ldc + j * NR, ldc, k0 > 0);
           }
         }
         if (keep_a) packed_here = {call, b, m0};
@@ -567,7 +541,7 @@ void gemm_packed(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t 
   constexpr bool narrow_known = StaticN >= 0 && StaticN <= Vec<C>::width && Vec<C>::width > 1;
   if constexpr (StaticN >= 0) {
     constexpr int NV = narrow_known ? 1 : GemmTile<C>::NV;
-    gemm_packed_tiles<C, MR, NV, column_tail_pays<C, NV>(StaticN)>(p, batch, M, N, K, pre);
+    gemm_packed_tiles<C, MR, NV, column_tail_width<C, NV>(StaticN)>(p, batch, M, N, K, pre);
   } else if (N <= Vec<C>::width && Vec<C>::width > 1) {
     gemm_packed_tiles<C, MR, 1>(p, batch, M, N, K, pre);
   } else {

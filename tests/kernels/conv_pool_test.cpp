@@ -201,7 +201,7 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
   // 49 columns end in a panel of one vector and one column (the column-tail tile), with K
   // over several k blocks, and from a 3x3 filter's phases.
   check_static_choice<ConvKernel::implicit_gemm, 49>(
-      rng, {1, 300, 7, 7, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+      rng, {1, 400, 7, 7, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
   check_static_choice<ConvKernel::implicit_gemm, 49>(
       rng, {1, 20, 7, 7, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::implicit_gemm, 36>(

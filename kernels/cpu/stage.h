@@ -31,6 +31,16 @@ template <typename A> constexpr bool run_contiguous(int64_t start, int64_t len) 
   }
 }
 
+// Where the run a[i .. i + len) lies in memory as values of type C, to be written in place;
+// null when it does not (no ptr(), another storage type, or a run that is not contiguous).
+template <typename C, typename A>
+inline C* run_target(const A& a, const Index<A::rank>& i, int64_t len) {
+  if constexpr (A::has_ptr && std::is_same_v<typename A::value_type, C>) {
+    if (run_contiguous<A>(i[A::rank - 1], len)) return a.ptr(i);
+  }
+  return nullptr;
+}
+
 // The epilogue that leaves values as they are.
 struct NoEpilogue {
   template <typename I, typename V> V operator()(const I&, V v) const { return v; }

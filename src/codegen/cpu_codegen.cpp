@@ -482,14 +482,19 @@ Acc Gen::storing(const Value* first, const std::string& post, const std::vector<
   }
   os << "  template <typename V> void store(const Index<" << r << ">& i, V v) const {\n"
      << body.str() << "    out.store(i, " << local[last] << ");\n  }\n";
-  // The same chain over a run: operands staged, one loop over the run, one run stored.
+  // The same chain over a run: operands staged, one loop over the run, its results written
+  // straight into the output where the run lies there as compute values, else staged and
+  // stored as one run.
   if (r > 0)
     os << "  template <typename V> void run_store(const Index<" << r
        << ">& i, int64_t n, const V* src) const {\n"
-       << run_pre << "      compute_t<decltype(out)> res[kRunChunk];\n"
+       << run_pre << "      using R = compute_t<decltype(out)>;\n"
+       << "      R staged[kRunChunk];\n"
+       << "      R* const direct = vtc::kernels::run_target<R>(out, i, n);\n"
+       << "      R* const res = direct ? direct : staged;\n"
        << "      for (int64_t j = 0; j < n; ++j) {\n        const V v = src[j];\n"
        << run_loop << run_body.str() << "        res[j] = " << local[last] << ";\n      }\n"
-       << "      vtc::kernels::store_run(out, i, n, res);\n  }\n";
+       << "      if (!direct) vtc::kernels::store_run(out, i, n, res);\n  }\n";
   os << "};\n";
   def(os.str());
   return {name, name + "{" + inits + "}", r};

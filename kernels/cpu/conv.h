@@ -11,7 +11,8 @@
 // columns per permute); on large planes it runs over input planes staged once with their
 // padding and split into stride phases, whose rows are the B rows as they lie
 // (PaddedPlaneConvProblem); output planes smaller than a vector run it transposed. The direct
-// depthwise kernel (Cin_g == 1) stages each padded input plane in a local buffer. All
+// depthwise kernel (Cin_g == 1) stages each padded input plane in a local buffer, or, for
+// narrow f32 planes, makes each input row's tap vectors by permutes (depthwise_rows.h). All
 // compute acc = 0; acc = fma(W, In, acc) over k in order, padding positions included as
 // zeros, so they give the same bits and conv2d() may pick either by shape.
 #pragma once
@@ -22,6 +23,7 @@
 
 #include "constant_packs.h"
 #include "conv_shape.h"
+#include "depthwise_rows.h"
 #include "gemm_core.h"
 #include "simd.h"
 #include "stage.h"
@@ -541,9 +543,7 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
   constexpr int64_t kW = V::width, kBlock = 4 * kW;
   const int64_t cout_g = s.c_out / s.groups;
   if (s.n <= 0 || s.c_out <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
-  const WindowPhases ph =
-      window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, kW);
-  const int64_t flat = ph.flat, taps = s.kh * s.kw;
+  const int64_t taps = s.kh * s.kw;
   // The filter of output channel co, its taps in order; constant filters are loaded once per
   // program, all channels' in a row.
   auto load_filter = [&](int64_t co, C* dst) {
@@ -556,6 +556,23 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
       for (int64_t co = 0; co < s.c_out; ++co)
         load_filter(co, dst + co * taps);
     });
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<C, float> && detail::kDepthwiseRows<C, InA>) {
+    if (detail::depthwise_rows_fit<InA>(s)) {
+      auto filter = [&](int64_t co) -> const C* {
+        if (filters) return filters.get() + co * taps;
+        C* row = scratch<C, 1>(taps);
+        load_filter(co, row);
+        return row;
+      };
+      if (s.kw == 3) return detail::depthwise_rows<3>(out, in, s, epi, filter);
+      return detail::depthwise_rows<0>(out, in, s, epi, filter);
+    }
+  }
+#endif
+  const WindowPhases ph =
+      window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, kW);
+  const int64_t flat = ph.flat;
   parallel_for(s.n * s.c_out, [&](int64_t t) {
     const int64_t nb = t / s.c_out, co = t % s.c_out, ci = co / cout_g;
     C* phases = scratch<C, 3>(ph.size);

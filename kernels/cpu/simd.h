@@ -3,9 +3,10 @@
 // Every operation is exactly rounded (fma is one rounding), so a loop written with Vec
 // gives the same bits on every instruction set: the width changes speed, never results.
 // Also strided lanes of a row with fill outside it (what window kernels stage their stride
-// phases with), and vector loads that widen 16-bit storage (half, bfloat16) to float: the
-// values of to_compute() in scalar_types.h (the hardware half conversion quiets a
-// signalling NaN, which the first arithmetic on it would do anyway).
+// phases with), a row's window taps as vectors (the depthwise row kernel's), and vector
+// loads that widen 16-bit storage (half, bfloat16) to float: the values of to_compute() in
+// scalar_types.h (the hardware half conversion quiets a signalling NaN, which the first
+// arithmetic on it would do anyway).
 #pragma once
 
 #include <cmath>
@@ -146,6 +147,41 @@ public:
 private:
   __mmask16 keep_;
   __m512i pick_;
+};
+
+// The taps of a window sliding along a row of w <= 32 values: for tap q, lane l < n of its
+// vector holds row[l * step + offset[q]] where that lies in [0, w), zero elsewhere (padding
+// and lanes from n on). load() reads the row once, with two masked loads inside [0, w), and
+// makes each tap's vector with one permute of the two. Values move unchanged.
+class RowWindows {
+public:
+  static constexpr int kMaxTaps = 8;
+
+  RowWindows(int64_t w, int64_t step, int n, const int64_t* offset, int taps)
+      : taps_(taps), lo_(lane_range(0, w)), hi_(lane_range(0, w - 16)) {
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i first = _mm512_mullo_epi32(lane, _mm512_set1_epi32(int(step)));
+    for (int q = 0; q < taps; ++q) {
+      // Lanes reading outside the row are zeroed: their index bits past the low five (which
+      // permutex2var ignores) do not matter.
+      pick_[q] = _mm512_add_epi32(first, _mm512_set1_epi32(int(offset[q])));
+      inside_[q] = _mm512_cmpge_epi32_mask(pick_[q], _mm512_setzero_si512()) &
+                   _mm512_cmplt_epi32_mask(pick_[q], _mm512_set1_epi32(int(w))) & lane_range(0, n);
+    }
+  }
+  // dst[q * 16 ..] = tap q's vector, for every tap (Taps of them when given, else taps).
+  template <int Taps = 0> void load(const float* row, float* dst) const {
+    const __m512 a = _mm512_maskz_loadu_ps(lo_, row), b = _mm512_maskz_loadu_ps(hi_, row + 16);
+    const int taps = Taps > 0 ? Taps : taps_;
+#pragma GCC unroll 8
+    for (int q = 0; q < taps; ++q)
+      _mm512_storeu_ps(dst + q * 16, _mm512_maskz_permutex2var_ps(inside_[q], a, pick_[q], b));
+  }
+
+private:
+  int taps_;
+  __mmask16 lo_, hi_, inside_[kMaxTaps] = {};
+  __m512i pick_[kMaxTaps];
 };
 
 // dst[0 .. n) = src[0 .. n) for runs of a few vectors, with a masked tail: a call of memcpy,

@@ -163,6 +163,11 @@ std::vector<ConvCase> conv_cases() {
       {1, 64, 16, 16, 64, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1}, // 8x8 out: 16 B columns, 2 rows
       {1, 12, 9, 9, 20, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1},   // 5x5 out: zeros past column 25
       {1, 4, 12, 30, 8, 3, 3, 1, 1, 1, 1, 9, 1, 9, 1, 9},   // 16 columns span 32+ phase values
+      {1, 5, 14, 14, 5, 3, 3, 5, 1, 1, 1, 1, 1, 1, 1, 1},   // depthwise rows: 8 + 6 of them
+      {1, 4, 28, 28, 4, 3, 3, 4, 2, 2, 1, 1, 1, 1, 1, 1},   // depthwise rows of 28, stride 2
+      {1, 3, 35, 32, 3, 5, 5, 3, 1, 2, 1, 1, 2, 2, 0, 1},   // depthwise 5x5, rows of 32 -> 16
+      {1, 3, 5, 7, 3, 3, 3, 3, 1, 1, 1, 1, 3, 1, 2, 6},     // depthwise, pads wider than taps
+      {1, 2, 6, 10, 2, 1, 9, 2, 1, 1, 1, 1, 0, 4, 0, 4},    // depthwise, 9 filter columns
   };
 }
 

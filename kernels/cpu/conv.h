@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "constant_packs.h"
+#include "conv_rows.h"
 #include "conv_shape.h"
 #include "depthwise_rows.h"
 #include "gemm_core.h"
@@ -366,6 +367,32 @@ template <typename C> struct PaddedPlaneTile {
 #endif
 };
 
+// The row kernel (conv_rows.h) when the accessors and the input's rows allow it (true when
+// it ran); constant weights (`wref` given) are packed once per program.
+template <typename C, typename P>
+bool conv2d_by_rows(const P& p, const Conv2dShape& s, ConstantRef wref) {
+#if defined(__AVX512F__)
+  using InA = std::decay_t<decltype(p.in)>;
+  if constexpr (std::is_same_v<C, float> && kConvRows<C, InA>) {
+    if (!run_contiguous<InA>(0, s.w)) return false;
+    if (s.n <= 0 || p.cout_g <= 0 || s.h_out <= 0) return true;
+    constexpr int MR = kConvRowsMR;
+    const int64_t M = p.cout_g, K = p.cin_g * p.khw;
+    const auto packed = packed_weights<C, MR>(p, s, wref);
+    const C* a = packed.get();
+    if (!a) {
+      C* buf = scratch<C, 6>(packed_a_size<MR>(s.groups, M, K));
+      pack_a_whole<C, MR>(p, s.groups, M, K, buf);
+      a = buf;
+    }
+    conv2d_rows(p, a);
+    return true;
+  }
+#endif
+  (void)p, (void)s, (void)wref;
+  return false;
+}
+
 // The padded-plane kernel; constant weights (`wref` given) are packed once per program.
 template <typename C, typename P>
 void conv2d_padded_plane(const P& p, const Conv2dShape& s, ConstantRef wref) {
@@ -483,7 +510,9 @@ void conv2d_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, i
 // knows every shape): only that kernel is instantiated, which halves compile times.
 // implicit_gemm is the general kernel; padded_plane its form over staged planes split into
 // stride phases (for the shapes padded_plane_fits() accepts).
-enum class ConvKernel { by_shape, depthwise, implicit_gemm, padded_plane };
+// rows the row kernel for the shapes conv_rows_fit() accepts (the padded-plane or general
+// kernel where the accessors do not allow it).
+enum class ConvKernel { by_shape, depthwise, implicit_gemm, padded_plane, rows };
 
 // The implicit-GEMM convolution (any groups), general or over padded planes (`Kernel`;
 // by_shape: padded planes where they fit). Constant weights (`wref` given) are packed once
@@ -502,7 +531,9 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
     (void)N;
     detail::conv2d_padded_plane<C>(p, s, wref);
   } else {
-    if (Kernel == ConvKernel::by_shape && padded_plane_fits(s))
+    if (Kernel == ConvKernel::rows || (Kernel == ConvKernel::by_shape && conv_rows_fit(s)))
+      if (detail::conv2d_by_rows<C>(p, s, wref)) return;
+    if (Kernel != ConvKernel::implicit_gemm && padded_plane_fits(s))
       return detail::conv2d_padded_plane<C>(p, s, wref);
     detail::PhaseColumnBlocks blocks;
     if constexpr (std::is_same_v<C, float> && kVectorStridedLanes) {

@@ -27,4 +27,18 @@ inline bool padded_plane_fits(const Conv2dShape& s) {
   return (wq - s.w_out) * 8 <= s.w_out;
 }
 
+// The most values per output (cin_g * kh * kw) the row kernel (conv_rows.h) takes: its B
+// panels of an output row stay in L1, and its gathers pay off where the padded-plane kernel
+// would stage many phase values per multiply-add.
+inline constexpr int64_t kConvRowsMaxK = 32;
+
+// Does the convolution run one output row at a time over B gathered from the input rows
+// (conv.h, conv_rows.h)? A filter wider than 1x1 over at most kConvRowsMaxK values per
+// output (a stem), output rows of at least a vector, column strides of 1 or 2. The kernel
+// also needs f32 rows in memory; otherwise the shape runs as padded_plane_fits() says.
+inline bool conv_rows_fit(const Conv2dShape& s) {
+  const int64_t khw = s.kh * s.kw, k = s.c_in / (s.groups > 0 ? s.groups : 1) * khw;
+  return khw > 1 && k <= kConvRowsMaxK && s.w_out >= 16 && (s.stride_w == 1 || s.stride_w == 2);
+}
+
 } // namespace vtc::kernels

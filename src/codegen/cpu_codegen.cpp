@@ -756,10 +756,11 @@ private:
     }
     Acc out = output(post, extra);
     // The kernel is chosen here, so that the compiler instantiates only that one.
-    const std::string kernel = sx[1] / groups == 1 && groups > 1 ? "ConvKernel::depthwise"
-                               : kernels::padded_plane_fits(cs)
-                                   ? "ConvKernel::padded_plane, " + std::to_string(ho * wo)
-                                   : "ConvKernel::implicit_gemm, " + std::to_string(ho * wo);
+    const std::string kernel =
+        sx[1] / groups == 1 && groups > 1 ? "ConvKernel::depthwise"
+        : kernels::conv_rows_fit(cs)      ? "ConvKernel::rows, " + std::to_string(ho * wo)
+        : kernels::padded_plane_fits(cs)  ? "ConvKernel::padded_plane, " + std::to_string(ho * wo)
+                                          : "ConvKernel::implicit_gemm, " + std::to_string(ho * wo);
     return "  conv2d<" + kernel + ">(" + out.init + ", " + g_.value(n.inputs[0]).init + ", " +
            g_.value(n.inputs[1]).init + ", " + shape.str() + ", NoEpilogue{}, " +
            g_.constant_ref(n.inputs[1]) + ");\n";

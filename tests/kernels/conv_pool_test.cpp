@@ -168,6 +168,9 @@ std::vector<ConvCase> conv_cases() {
       {1, 3, 35, 32, 3, 5, 5, 3, 1, 2, 1, 1, 2, 2, 0, 1},   // depthwise 5x5, rows of 32 -> 16
       {1, 3, 5, 7, 3, 3, 3, 3, 1, 1, 1, 1, 3, 1, 2, 6},     // depthwise, pads wider than taps
       {1, 2, 6, 10, 2, 1, 9, 2, 1, 1, 1, 1, 0, 4, 0, 4},    // depthwise, 9 filter columns
+      {1, 3, 34, 50, 24, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1},  // stem by rows: 2 vectors a row
+      {1, 3, 9, 100, 20, 3, 3, 1, 1, 2, 1, 1, 1, 1, 1, 1},  // stem by rows: 3 + 1 vectors
+      {2, 2, 6, 40, 5, 2, 3, 1, 1, 1, 1, 1, 0, 2, 1, 0},    // by rows, batch 2, stride 1
   };
 }
 
@@ -213,6 +216,8 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {1, 8, 6, 6, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::padded_plane, 480>(
       rng, {1, 5, 20, 24, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::rows, 13 * 25>(
+      rng, {1, 3, 26, 50, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::depthwise, 49>(rng,
                                                  {1, 6, 7, 7, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1});
 }

@@ -332,7 +332,9 @@ BENCHMARK_TEMPLATE(BM_DecodeAttention, k::bfloat16)
     ->UseRealTime();
 
 // conv2d over random f32 data of shape `s` with a bias epilogue, the weights packed once as
-// generated code packs constant weights; reports GFLOP/s and the bytes of input and output.
+// generated code packs constant weights, by the kernel `Kernel` (by_shape: conv2d's choice);
+// reports GFLOP/s and the bytes of input and output.
+template <k::ConvKernel Kernel = k::ConvKernel::by_shape>
 void run_conv(benchmark::State& state, const k::Conv2dShape& s) {
   const int64_t cin_g = s.c_in / s.groups, taps = s.kh * s.kw;
   auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
@@ -345,7 +347,7 @@ void run_conv(benchmark::State& state, const k::Conv2dShape& s) {
   const auto epi = k::bias_epilogue(k::DenseAccessor<float, 1>(bias.data(), {s.c_out}));
   k::ConstantPacks packs;
   for (auto _ : state) {
-    k::conv2d(ya, xa, wa, s, epi, k::ConstantRef{&packs, w.data()});
+    k::conv2d<Kernel>(ya, xa, wa, s, epi, k::ConstantRef{&packs, w.data()});
     benchmark::DoNotOptimize(y.data());
   }
   const double flops = 2.0 * double(s.c_out * s.h_out * s.w_out * cin_g * taps);
@@ -427,6 +429,28 @@ void BM_ConvSmall(benchmark::State& state) {
                  std::to_string(sh.hw));
 }
 BENCHMARK(BM_ConvSmall)->DenseRange(0, 8)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The stem convolution of ShuffleNet (3 -> 24 channels, 3x3, stride 2, 224x224 in), f32, by
+// the kernel of the arg: 0 = output rows over B gathered from the input rows (conv_rows.h),
+// 1 = the implicit GEMM over padded planes split into stride phases.
+void BM_ConvStem(benchmark::State& state) {
+  k::Conv2dShape s;
+  s.c_in = 3;
+  s.c_out = 24;
+  s.h = s.w = 224;
+  s.kh = s.kw = 3;
+  s.pad_top = s.pad_left = 1;
+  s.stride_h = s.stride_w = 2;
+  s.h_out = s.w_out = 112;
+  if (state.range(0) == 0) {
+    run_conv<k::ConvKernel::rows>(state, s);
+    state.SetLabel("rows");
+  } else {
+    run_conv<k::ConvKernel::padded_plane>(state, s);
+    state.SetLabel("padded planes");
+  }
+}
+BENCHMARK(BM_ConvStem)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Max pooling, f32. Arg: 0 = YOLO11n's SPPF pooling at 64 x 64 (5x5, stride 1, 128 channels
 // of 2x2), 1 = the same at 640 x 640 (256 channels of 20x20), 2 = ShuffleNet's stem pooling

@@ -45,41 +45,46 @@ template <typename P> void conv2d_rows(const P& p, const float* a) {
     for (int64_t v = 0; v < vectors; ++v)
       lanes.emplace_back(s.w, v * W * s.stride_w + q * s.dil_w - s.pad_left, int(s.stride_w), W,
                          int(std::min<int64_t>(W, s.w_out - v * W)), 0.0f);
-  // Column block v of B: panel v / NV, a whole panel of NV vectors but the last, which has
-  // the rest; its row k at b + v / NV * K * NV * W + k * width + v % NV * W.
-  parallel_for(s.n * s.groups * s.h_out, [&](int64_t t) {
-    const int64_t y = t % s.h_out, b = t / s.h_out, nb = b / s.groups, g = b % s.groups;
-    float* bp = scratch<float, 4>(K * ldc);
-    float* cb = scratch<float, 5>(m_panels * MR * ldc);
-    for (int64_t v0 = 0; v0 < vectors; v0 += NV) {
-      const int64_t width = std::min<int64_t>(NV, vectors - v0) * W;
-      float* panel = bp + v0 * W * K;
-      for (int64_t k = 0; k < K; ++k) {
-        const int64_t ci = k / p.khw, r = k % p.khw / s.kw, q = k % s.kw;
-        const int64_t hy = y * s.stride_h + r * s.dil_h - s.pad_top;
-        float* dst = panel + k * width;
-        if (hy < 0 || hy >= s.h) {
-          std::fill(dst, dst + width, 0.0f);
-          continue;
+  // Output rows go to the threads one at a time as they come free (a stem is a program's
+  // first step, often started before every thread is awake). Column block v of B: panel v / NV, a
+  // whole panel of NV vectors but the last, which has the rest; its row k at b + v / NV * K * NV *
+  // W + k * width + v % NV * W.
+  parallel_for(
+      s.n * s.groups * s.h_out,
+      [&](int64_t t) {
+        const int64_t y = t % s.h_out, b = t / s.h_out, nb = b / s.groups, g = b % s.groups;
+        float* bp = scratch<float, 4>(K * ldc);
+        float* cb = scratch<float, 5>(m_panels * MR * ldc);
+        for (int64_t v0 = 0; v0 < vectors; v0 += NV) {
+          const int64_t width = std::min<int64_t>(NV, vectors - v0) * W;
+          float* panel = bp + v0 * W * K;
+          for (int64_t k = 0; k < K; ++k) {
+            const int64_t ci = k / p.khw, r = k % p.khw / s.kw, q = k % s.kw;
+            const int64_t hy = y * s.stride_h + r * s.dil_h - s.pad_top;
+            float* dst = panel + k * width;
+            if (hy < 0 || hy >= s.h) {
+              std::fill(dst, dst + width, 0.0f);
+              continue;
+            }
+            const float* row = p.in.ptr(Index<4>{nb, g * p.cin_g + ci, hy, 0});
+            for (int64_t v = v0; v < v0 + width / W; ++v)
+              lanes[size_t(q * vectors + v)].gather(row, dst + (v - v0) * W);
+          }
+          for (int64_t i = 0; i < m_panels; ++i) {
+            const float* ap = a + (g * m_panels + i) * K * MR;
+            float* c = cb + i * MR * ldc + v0 * W;
+            if (width == NV * W)
+              micro_kernel<float, MR, NV>(K, ap, panel, c, ldc, false);
+            else if (width == 2 * W)
+              micro_kernel<float, MR, 2>(K, ap, panel, c, ldc, false);
+            else
+              micro_kernel<float, MR, 1>(K, ap, panel, c, ldc, false);
+          }
         }
-        const float* row = p.in.ptr(Index<4>{nb, g * p.cin_g + ci, hy, 0});
-        for (int64_t v = v0; v < v0 + width / W; ++v)
-          lanes[size_t(q * vectors + v)].gather(row, dst + (v - v0) * W);
-      }
-      for (int64_t i = 0; i < m_panels; ++i) {
-        const float* ap = a + (g * m_panels + i) * K * MR;
-        float* c = cb + i * MR * ldc + v0 * W;
-        if (width == NV * W)
-          micro_kernel<float, MR, NV>(K, ap, panel, c, ldc, false);
-        else if (width == 2 * W)
-          micro_kernel<float, MR, 2>(K, ap, panel, c, ldc, false);
-        else
-          micro_kernel<float, MR, 1>(K, ap, panel, c, ldc, false);
-      }
-    }
-    for (int64_t m = 0; m < M; ++m)
-      store_run(p.out, Index<4>{nb, g * M + m, y, 0}, s.w_out, cb + m * ldc, p.epi);
-  });
+        for (int64_t m = 0; m < M; ++m)
+          store_run(p.out, Index<4>{nb, g * M + m, y, 0}, s.w_out, cb + m * ldc, p.epi);
+      },
+      true);
 }
 
 } // namespace vtc::kernels::detail

@@ -184,6 +184,16 @@ private:
   __m512i pick_[kMaxTaps];
 };
 
+// The first n < 16 values of src into the 16 of dst (64-byte aligned), zeros after: one
+// masked load and one whole store, which the whole loads of dst that follow can take
+// straight from the store buffer. store_few() is the other way.
+inline void load_few(const float* src, int64_t n, float* dst) {
+  _mm512_store_ps(dst, _mm512_maskz_loadu_ps(lane_range(0, n), src));
+}
+inline void store_few(const float* src, int64_t n, float* dst) {
+  _mm512_mask_storeu_ps(dst, lane_range(0, n), _mm512_load_ps(src));
+}
+
 // dst[0 .. n) = src[0 .. n) for runs of a few vectors, with a masked tail: a call of memcpy,
 // which the compiler makes of a plain loop, costs more than the copy for the short rows of
 // small planes.
@@ -329,6 +339,14 @@ private:
   int count_;
 };
 inline void copy_short_run(const float* src, int64_t n, float* dst) {
+  for (int64_t x = 0; x < n; ++x)
+    dst[x] = src[x];
+}
+inline void load_few(const float* src, int64_t n, float* dst) {
+  for (int64_t x = 0; x < 16; ++x)
+    dst[x] = x < n ? src[x] : 0.0f;
+}
+inline void store_few(const float* src, int64_t n, float* dst) {
   for (int64_t x = 0; x < n; ++x)
     dst[x] = src[x];
 }

@@ -103,6 +103,42 @@ template <typename C> inline void copy_run(const C* src, int64_t n, C* dst) {
 // The longest run an accessor's run_load/run_store is asked for at once (its stack buffers).
 inline constexpr int64_t kRunChunk = 128;
 
+// dst[0 .. n) = src[0 .. n), n small: masked vector moves for f32, a loop otherwise.
+template <typename T> inline void copy_few(const T* src, int64_t n, T* dst) {
+  if constexpr (std::is_same_v<T, float>) {
+    copy_short_run(src, n, dst);
+  } else {
+    for (int64_t j = 0; j < n; ++j)
+      dst[j] = src[j];
+  }
+}
+
+// The lanes a run's last partial vector is computed over (map_tail).
+inline constexpr int64_t kRunTail = 16;
+
+// dst[j] = f(src[j]) for j < n < kRunTail, computed over kRunTail lanes at once (the lanes
+// from n on map zeros and are dropped): one vector's work where the compiler's loop would
+// take n scalar steps. f must be a pure function of its value.
+template <typename V, typename R, typename F>
+inline void map_tail(const V* src, int64_t n, R* dst, const F& f) {
+  alignas(64) V in[kRunTail];
+  alignas(64) R out[kRunTail];
+  if constexpr (std::is_same_v<V, float>) {
+    load_few(src, n, in);
+  } else {
+    for (int64_t l = 0; l < kRunTail; ++l)
+      in[l] = l < n ? src[l] : V(0);
+  }
+  for (int64_t l = 0; l < kRunTail; ++l)
+    out[l] = f(in[l]);
+  if constexpr (std::is_same_v<R, float>) {
+    store_few(out, n, dst);
+  } else {
+    for (int64_t l = 0; l < n; ++l)
+      dst[l] = out[l];
+  }
+}
+
 // dst[j] = a[i + j along the last dim], for j in [0, len), as compute values of type C.
 template <typename C, typename A>
 inline void load_run(const A& a, Index<A::rank> i, int64_t len, C* dst) {

@@ -484,17 +484,28 @@ Acc Gen::storing(const Value* first, const std::string& post, const std::vector<
      << body.str() << "    out.store(i, " << local[last] << ");\n  }\n";
   // The same chain over a run: operands staged, one loop over the run, its results written
   // straight into the output where the run lies there as compute values, else staged and
-  // stored as one run.
-  if (r > 0)
+  // stored as one run. When every operand is one value for the whole run (a channel's scale
+  // and shift), the run's last partial vector is computed as a whole one too (map_tail).
+  const bool run_constants = run_pre.find("[kRunChunk]") == std::string::npos;
+  if (r > 0) {
     os << "  template <typename V> void run_store(const Index<" << r
        << ">& i, int64_t n, const V* src) const {\n"
        << run_pre << "      using R = compute_t<decltype(out)>;\n"
        << "      R staged[kRunChunk];\n"
        << "      R* const direct = vtc::kernels::run_target<R>(out, i, n);\n"
-       << "      R* const res = direct ? direct : staged;\n"
-       << "      for (int64_t j = 0; j < n; ++j) {\n        const V v = src[j];\n"
-       << run_loop << run_body.str() << "        res[j] = " << local[last] << ";\n      }\n"
-       << "      if (!direct) vtc::kernels::store_run(out, i, n, res);\n  }\n";
+       << "      R* const res = direct ? direct : staged;\n";
+    if (run_constants)
+      os << "      auto value = [&](const V v) {\n"
+         << run_loop << run_body.str() << "        return " << local[last] << ";\n      };\n"
+         << "      const int64_t whole = n / kRunTail * kRunTail;\n"
+         << "      for (int64_t j = 0; j < whole; ++j)\n        res[j] = value(src[j]);\n"
+         << "      if (whole < n)\n"
+         << "        vtc::kernels::map_tail(src + whole, n - whole, res + whole, value);\n";
+    else
+      os << "      for (int64_t j = 0; j < n; ++j) {\n        const V v = src[j];\n"
+         << run_loop << run_body.str() << "        res[j] = " << local[last] << ";\n      }\n";
+    os << "      if (!direct) vtc::kernels::store_run(out, i, n, res);\n  }\n";
+  }
   os << "};\n";
   def(os.str());
   return {name, name + "{" + inits + "}", r};

@@ -1,7 +1,7 @@
 // Tests of elementwise.h (map, copy, for_each_index) and of the fixed-order math of
 // vmath.h: values against a reference, the pointer fast path against load()/store() bit for
 // bit (split, permuted and computed accessors), the 16-bit copy shortcut against the
-// conversion round trip on every bit pattern, and exp_fast's accuracy.
+// conversion round trip on every bit pattern, exp_fast's accuracy, and map_tail.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,6 +11,7 @@
 #include "kernel_test_util.h"
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/stage.h"
 #include "kernels/cpu/vmath.h"
 
 namespace vtc::kernels::test {
@@ -158,6 +159,25 @@ TEST(ElementwiseTest, ForEachIndexVisitsEveryIndexOnce) {
 // The branch-free conversions of the pointer paths equal scalar_types.h's on every half and
 // on a sweep of floats that covers every exponent with many mantissas (every 251st pattern,
 // plus the rounding ties and boundaries of the half range).
+// map_tail (stage.h), the last partial vector of a fused store's run computed as a whole
+// one: every value of the run mapped as one at a time would, nothing written past it.
+template <typename T> void check_map_tail() {
+  const auto f = [](T v) { return v * T(3) - T(1) > T(0) ? v * T(3) - T(1) : T(0); };
+  alignas(64) T src[kRunTail], dst[kRunTail + 1];
+  for (int64_t n = 1; n < kRunTail; ++n) {
+    for (int64_t j = 0; j < kRunTail; ++j)
+      src[j] = T(j) - T(n) / T(2);
+    std::fill(dst, dst + kRunTail + 1, T(-7));
+    map_tail(src, n, dst, f);
+    for (int64_t j = 0; j <= kRunTail; ++j)
+      EXPECT_EQ(dst[j], j < n ? f(src[j]) : T(-7)) << type_name<T>() << " n " << n << " j " << j;
+  }
+}
+TEST(ElementwiseTest, MapTailMapsTheRunAndWritesNothingPast) {
+  check_map_tail<float>();
+  check_map_tail<double>();
+}
+
 TEST(ConvertTest, BranchFreeHalfConversionsAreBitExact) {
   for (uint32_t h = 0; h < 65536; ++h) {
     const float a = half_to_float(uint16_t(h)), b = widen(half{uint16_t(h)});

@@ -4,17 +4,19 @@
 // (reads outside the input are zero; bottom and right pads show only in the output size the
 // caller gives). The bias is an epilogue: conv2d(out, in, w, shape, bias_epilogue(bias)).
 //
-// Two kernels, one summation order. The general one is an implicit GEMM on the engine of
+// Several kernels, one summation order. The general one is an implicit GEMM on the engine of
 // gemm_core.h — batch (n, g), M = Cout_g, N = Hout*Wout, K = Cin_g*kh*kw with k = (ci, r, s)
 // — whose B panels are packed straight from the input (im2col-free: a 1x1 filter's rows as
 // they lie, a wider filter's from each channel's padded plane split into stride phases, 16
 // columns per permute); on large planes it runs over input planes staged once with their
 // padding and split into stride phases, whose rows are the B rows as they lie
-// (PaddedPlaneConvProblem); output planes smaller than a vector run it transposed. The direct
-// depthwise kernel (Cin_g == 1) stages each padded input plane in a local buffer, or, for
-// narrow f32 planes, makes each input row's tap vectors by permutes (depthwise_rows.h). All
-// compute acc = 0; acc = fma(W, In, acc) over k in order, padding positions included as
-// zeros, so they give the same bits and conv2d() may pick either by shape.
+// (PaddedPlaneConvProblem); output planes smaller than a vector run it transposed, and stems
+// (few values per output) one output row at a time over B gathered from the input rows
+// (conv_rows.h). The direct depthwise kernel (Cin_g == 1) stages each padded input plane in
+// a local buffer, or, for narrow f32 planes, makes each input row's tap vectors by permutes
+// (depthwise_rows.h). All compute acc = 0; acc = fma(W, In, acc) over k in order, padding
+// positions included as zeros, so they give the same bits and conv2d() may pick either by
+// shape.
 #pragma once
 
 #include <algorithm>
@@ -510,8 +512,8 @@ void conv2d_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, i
 // knows every shape): only that kernel is instantiated, which halves compile times.
 // implicit_gemm is the general kernel; padded_plane its form over staged planes split into
 // stride phases (for the shapes padded_plane_fits() accepts).
-// rows the row kernel for the shapes conv_rows_fit() accepts (the padded-plane or general
-// kernel where the accessors do not allow it).
+// rows is the row kernel, for the shapes conv_rows_fit() accepts (padded planes or the general
+// kernel as by_shape would choose where the accessors do not allow it).
 enum class ConvKernel { by_shape, depthwise, implicit_gemm, padded_plane, rows };
 
 // The implicit-GEMM convolution (any groups), general or over padded planes (`Kernel`;

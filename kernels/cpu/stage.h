@@ -103,16 +103,6 @@ template <typename C> inline void copy_run(const C* src, int64_t n, C* dst) {
 // The longest run an accessor's run_load/run_store is asked for at once (its stack buffers).
 inline constexpr int64_t kRunChunk = 128;
 
-// dst[0 .. n) = src[0 .. n), n small: masked vector moves for f32, a loop otherwise.
-template <typename T> inline void copy_few(const T* src, int64_t n, T* dst) {
-  if constexpr (std::is_same_v<T, float>) {
-    copy_short_run(src, n, dst);
-  } else {
-    for (int64_t j = 0; j < n; ++j)
-      dst[j] = src[j];
-  }
-}
-
 // The lanes a run's last partial vector is computed over (map_tail).
 inline constexpr int64_t kRunTail = 16;
 

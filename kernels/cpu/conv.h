@@ -375,7 +375,7 @@ template <typename C, typename P>
 bool conv2d_by_rows(const P& p, const Conv2dShape& s, ConstantRef wref) {
 #if defined(__AVX512F__)
   using InA = std::decay_t<decltype(p.in)>;
-  if constexpr (std::is_same_v<C, float> && kConvRows<C, InA>) {
+  if constexpr (std::is_same_v<C, float> && rows_in_memory<C, InA>) {
     if (!run_contiguous<InA>(0, s.w)) return false;
     if (s.n <= 0 || p.cout_g <= 0 || s.h_out <= 0) return true;
     constexpr int MR = kConvRowsMR;
@@ -589,15 +589,16 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
       for (int64_t co = 0; co < s.c_out; ++co)
         load_filter(co, dst + co * taps);
     });
+  // Output channel co's filter, from the constant pack or loaded into a per-thread buffer.
+  auto filter = [&](int64_t co) -> const C* {
+    if (filters) return filters.get() + co * taps;
+    C* row = scratch<C, 1>(taps);
+    load_filter(co, row);
+    return row;
+  };
 #if defined(__AVX512F__)
-  if constexpr (std::is_same_v<C, float> && detail::kDepthwiseRows<C, InA>) {
+  if constexpr (std::is_same_v<C, float> && rows_in_memory<C, InA>) {
     if (detail::depthwise_rows_fit<InA>(s)) {
-      auto filter = [&](int64_t co) -> const C* {
-        if (filters) return filters.get() + co * taps;
-        C* row = scratch<C, 1>(taps);
-        load_filter(co, row);
-        return row;
-      };
       if (s.kw == 3) return detail::depthwise_rows<3>(out, in, s, epi, filter);
       return detail::depthwise_rows<0>(out, in, s, epi, filter);
     }
@@ -612,12 +613,7 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
     C* acc = scratch<C, 2>(flat);
     // Stage 1: the input plane with zeros around it, split into phases, and the filter.
     detail::stage_phases(in, s, ph, nb, ci, phases);
-    const C* wv = filters ? filters.get() + co * taps : nullptr;
-    if (!wv) {
-      C* row = scratch<C, 1>(taps);
-      load_filter(co, row);
-      wv = row;
-    }
+    const C* wv = filter(co);
     // Stage 2: blocks of the flat output held in registers across the taps.
     const int64_t ntaps = s.kh * s.kw;
     int64_t j0 = 0;

@@ -19,20 +19,17 @@
 #include "parallel.h"
 #include "simd.h"
 #include "stage.h"
-#include "window_phases.h"
 
 #if defined(__AVX512F__) // StridedLanes' permutes
 
 namespace vtc::kernels::detail {
 
-// Whether the row kernel can read inputs of accessor A (f32 rows in memory).
-template <typename C, typename A> inline constexpr bool kConvRows = rows_in_memory<C, A>;
-
 // The register tile: 8 output channels by 3 vectors, as the padded-plane kernel's.
 inline constexpr int kConvRowsMR = 8, kConvRowsNV = 3;
 
-// The row kernel for problem p (conv.h's ConvProblem) with A packed whole per group in panels
-// of kConvRowsMR output channels (pack_a_whole's layout) at `a`.
+// The row kernel for problem p (conv.h's ConvProblem; its input f32 rows in memory,
+// rows_in_memory) with A packed whole per group in panels of kConvRowsMR output channels
+// (pack_a_whole's layout) at `a`.
 template <typename P> void conv2d_rows(const P& p, const float* a) {
   constexpr int MR = kConvRowsMR, NV = kConvRowsNV, W = Vec<float>::width;
   const Conv2dShape& s = p.s;
@@ -46,9 +43,8 @@ template <typename P> void conv2d_rows(const P& p, const float* a) {
       lanes.emplace_back(s.w, v * W * s.stride_w + q * s.dil_w - s.pad_left, int(s.stride_w), W,
                          int(std::min<int64_t>(W, s.w_out - v * W)), 0.0f);
   // Output rows go to the threads one at a time as they come free (a stem is a program's
-  // first step, often started before every thread is awake). Column block v of B: panel v / NV, a
-  // whole panel of NV vectors but the last, which has the rest; its row k at b + v / NV * K * NV *
-  // W + k * width + v % NV * W.
+  // first step, often started before every thread is awake). B's column vectors v0 .. v0 +
+  // NV - 1 are one panel (the last may be narrower), k-major, at bp + v0 * 16 * K.
   parallel_for(
       s.n * s.groups * s.h_out,
       [&](int64_t t) {

@@ -16,14 +16,10 @@
 #include "parallel.h"
 #include "simd.h"
 #include "stage.h"
-#include "window_phases.h"
 
 #if defined(__AVX512F__) // RowWindows' permutes
 
 namespace vtc::kernels::detail {
-
-// Whether the row kernel can run on inputs of accessor A (f32 rows in memory).
-template <typename C, typename A> inline constexpr bool kDepthwiseRows = rows_in_memory<C, A>;
 
 // Whether shape s fits the row kernel: output rows of at most one vector, input rows of at
 // most two, rows contiguous, at most RowWindows::kMaxTaps filter columns.
@@ -66,8 +62,9 @@ inline void depthwise_row_block(const OutA& out, const Conv2dShape& s, const Epi
   }
 }
 
-// The row kernel over every (image, output channel); filter(co) gives output channel co's
-// taps in order. KW is the filter width when known at compile time.
+// The row kernel over every (image, output channel), for inputs of f32 rows in memory
+// (rows_in_memory); filter(co) gives output channel co's taps in order. KW is the filter width when
+// known at compile time.
 template <int KW, typename OutA, typename InA, typename Epi, typename Filter>
 void depthwise_rows(const OutA& out, const InA& in, const Conv2dShape& s, const Epi& epi,
                     const Filter& filter) {

@@ -416,12 +416,15 @@ Acc Gen::storing(const Value* first, const std::string& post, const std::vector<
   std::string run_pre, run_loop; // a run's staging, and the operands of its element j
   // Each operand read at element i (`load`) and over a run (`run`, element j of the run).
   std::vector<std::string> load_args, run_args;
+  bool run_constants = true; // every operand one value for the whole run (run_operand's c_)
   auto add = [&](const Operand& op) {
     std::string name = "e" + std::to_string(ops.size());
     load_args.push_back(name + ".load(" + index_of(op.acc.rank, op.index) + ")");
-    if (r > 0)
-      run_loop +=
-          "        const auto o_" + name + " = " + run_operand(name, op, r, run_pre) + ";\n";
+    if (r > 0) {
+      const std::string at_j = run_operand(name, op, r, run_pre);
+      run_constants = run_constants && at_j == "c_" + name;
+      run_loop += "        const auto o_" + name + " = " + at_j + ";\n";
+    }
     run_args.push_back("o_" + name);
     ops.push_back(op);
     return ops.size() - 1;
@@ -486,7 +489,6 @@ Acc Gen::storing(const Value* first, const std::string& post, const std::vector<
   // straight into the output where the run lies there as compute values, else staged and
   // stored as one run. When every operand is one value for the whole run (a channel's scale
   // and shift), the run's last partial vector is computed as a whole one too (map_tail).
-  const bool run_constants = run_pre.find("[kRunChunk]") == std::string::npos;
   if (r > 0) {
     os << "  template <typename V> void run_store(const Index<" << r
        << ">& i, int64_t n, const V* src) const {\n"

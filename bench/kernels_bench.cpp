@@ -14,6 +14,7 @@
 #include "kernels/cpu/attention.h"
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/conv.h"
+#include "kernels/cpu/conv_max_pool.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/pool.h"
 #include "kernels/cpu/resize.h"
@@ -451,6 +452,67 @@ void BM_ConvStem(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ConvStem)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// A bias stored into conv2d_max_pool's row buffer, as generated code's epilogue does.
+struct BiasIntoRows {
+  using value_type = float;
+  static constexpr int rank = 4;
+  static constexpr int64_t contig = 1;
+  static constexpr bool has_ptr = false;
+  k::ConvRowBuffer rows;
+  const float* bias;
+  float load(const k::Index<4>& i) const { return rows.load(i); }
+  void store(const k::Index<4>& i, float v) const { rows.store(i, v + bias[i[1]]); }
+  void run_store(const k::Index<4>& i, int64_t n, const float* src) const {
+    float* dst = rows.ptr(i);
+    for (int64_t j = 0; j < n; ++j)
+      dst[j] = src[j] + bias[i[1]];
+  }
+};
+
+// ShuffleNet's stem: conv 3 -> 24, 3x3 stride 2 over 224 x 224 with a bias, then 3x3 max
+// pooling at stride 2. Arg: 0 = conv2d_max_pool (the convolution's rows pooled as they come),
+// 1 = conv2d then max_pool2d through the 1.2 MB plane between them.
+void BM_ConvMaxPool(benchmark::State& state) {
+  k::Conv2dShape s;
+  s.c_in = 3;
+  s.c_out = 24;
+  s.h = s.w = 224;
+  s.kh = s.kw = 3;
+  s.pad_top = s.pad_left = 1;
+  s.stride_h = s.stride_w = 2;
+  s.h_out = s.w_out = 112;
+  k::Pool2dShape ps;
+  ps.c = 24;
+  ps.h = ps.w = 112;
+  ps.kh = ps.kw = 3;
+  ps.stride_h = ps.stride_w = 2;
+  ps.pad_top = ps.pad_left = ps.pad_bottom = ps.pad_right = 1;
+  ps.h_out = ps.w_out = 56;
+  auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
+  auto w = random_vector<float>(size_t(s.c_out * s.c_in * 9), 9);
+  auto bias = random_vector<float>(size_t(s.c_out), 10);
+  std::vector<float> plane(size_t(s.c_out * s.h_out * s.w_out)), y(size_t(24 * 56 * 56));
+  k::DenseAccessor<float, 4> xa(x.data(), {1, s.c_in, s.h, s.w});
+  k::DenseAccessor<float, 4> wa(w.data(), {s.c_out, s.c_in, s.kh, s.kw});
+  k::DenseAccessor<float, 4> pa(plane.data(), {1, s.c_out, s.h_out, s.w_out});
+  k::DenseAccessor<float, 4> ya(y.data(), {1, 24, 56, 56});
+  const auto epi = k::bias_epilogue(k::DenseAccessor<float, 1>(bias.data(), {s.c_out}));
+  const k::ConvRowBuffer rows{s.c_out, s.w_out};
+  k::ConstantPacks packs;
+  for (auto _ : state) {
+    if (state.range(0) == 0) {
+      k::conv2d_max_pool(ya, BiasIntoRows{rows, bias.data()}, rows, xa, wa, s, ps,
+                         k::ConstantRef{&packs, w.data()});
+    } else {
+      k::conv2d<k::ConvKernel::rows>(pa, xa, wa, s, epi, k::ConstantRef{&packs, w.data()});
+      k::max_pool2d(ya, pa, ps);
+    }
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetLabel(state.range(0) == 0 ? "fused" : "conv then pool");
+}
+BENCHMARK(BM_ConvMaxPool)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Max pooling, f32. Arg: 0 = YOLO11n's SPPF pooling at 64 x 64 (5x5, stride 1, 128 channels
 // of 2x2), 1 = the same at 640 x 640 (256 channels of 20x20), 2 = ShuffleNet's stem pooling

@@ -369,6 +369,23 @@ template <typename C> struct PaddedPlaneTile {
 #endif
 };
 
+#if defined(__AVX512F__)
+// The row kernel's A, packed whole in panels of kConvRowsMR output channels: constant weights
+// (`wref` given) from the program's packs (held by `keep`), others packed now into this
+// thread's scratch.
+template <typename C, typename P>
+const C* rows_packed_a(const P& p, const Conv2dShape& s, ConstantRef wref,
+                       std::shared_ptr<const C>& keep) {
+  constexpr int MR = kConvRowsMR;
+  const int64_t M = p.cout_g, K = p.cin_g * p.khw;
+  keep = packed_weights<C, MR>(p, s, wref);
+  if (keep) return keep.get();
+  C* buf = scratch<C, 6>(packed_a_size<MR>(s.groups, M, K));
+  pack_a_whole<C, MR>(p, s.groups, M, K, buf);
+  return buf;
+}
+#endif
+
 // The row kernel (conv_rows.h) when the accessors and the input's rows allow it (true when
 // it ran); constant weights (`wref` given) are packed once per program.
 template <typename C, typename P>
@@ -378,16 +395,8 @@ bool conv2d_by_rows(const P& p, const Conv2dShape& s, ConstantRef wref) {
   if constexpr (std::is_same_v<C, float> && rows_in_memory<C, InA>) {
     if (!run_contiguous<InA>(0, s.w)) return false;
     if (s.n <= 0 || p.cout_g <= 0 || s.h_out <= 0) return true;
-    constexpr int MR = kConvRowsMR;
-    const int64_t M = p.cout_g, K = p.cin_g * p.khw;
-    const auto packed = packed_weights<C, MR>(p, s, wref);
-    const C* a = packed.get();
-    if (!a) {
-      C* buf = scratch<C, 6>(packed_a_size<MR>(s.groups, M, K));
-      pack_a_whole<C, MR>(p, s.groups, M, K, buf);
-      a = buf;
-    }
-    conv2d_rows(p, a);
+    std::shared_ptr<const C> packed;
+    conv2d_rows(p, rows_packed_a<C>(p, s, wref, packed));
     return true;
   }
 #endif

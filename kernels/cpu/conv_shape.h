@@ -41,4 +41,7 @@ inline bool conv_rows_fit(const Conv2dShape& s) {
   return khw > 1 && k <= kConvRowsMaxK && s.w_out >= 16 && (s.stride_w == 1 || s.stride_w == 2);
 }
 
+// The widest max pooling window (columns) conv2d_max_pool() (conv_max_pool.h) takes.
+inline constexpr int64_t kMaxPoolTaps = 16;
+
 } // namespace vtc::kernels

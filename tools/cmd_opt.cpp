@@ -3,6 +3,7 @@
 // fusion, lower (the program's buffers and steps) or source (the generated C++).
 #include <fmt/core.h>
 
+#include "codegen/conv_max_pool_rule.h"
 #include "codegen/kernel_choice.h"
 #include "commands.h"
 #include "frontend/onnx_import.h"
@@ -51,7 +52,7 @@ int opt(const OptArgs& args) {
   if (args.stage == "import") return fmt::print("{}", print_graph(g)), 0;
   canonicalize(g);
   if (args.stage == "canonicalize") return fmt::print("{}", print_graph(g)), 0;
-  KernelGraph kg = fuse(g);
+  KernelGraph kg = fuse(g, cpu_fuse_options());
   if (args.stage == "fusion") return fmt::print("{}", print_kernel_graph(kg)), 0;
   std::optional<LibraryMode> library = parse_library_mode(args.library);
   VTC_CHECK(library) << "unknown library mode '" << args.library << "' (auto, never, always)";

@@ -162,8 +162,9 @@ public:
   // Stores through the epilogue chain `chain` (each node consumes the previous value), after
   // `post` (an expression of V, the accumulated value, and `extra` operands) rounded to `first`.
   // `post` names its operands @0, @1, ... (the entries of `extra`).
+  // `into`, when given, is where the chain's last value goes instead of its own storage.
   Acc storing(const Value* first, const std::string& post, const std::vector<Operand>& extra,
-              const std::vector<const Node*>& chain);
+              const std::vector<const Node*>& chain, const Acc* into = nullptr);
 
   void def(const std::string& s) { defs_ += s; }
 
@@ -408,9 +409,9 @@ Acc Gen::view(const Acc& inner, int rank, const std::vector<std::string>& index,
 }
 
 Acc Gen::storing(const Value* first, const std::string& post, const std::vector<Operand>& extra,
-                 const std::vector<const Node*>& chain) {
+                 const std::vector<const Node*>& chain, const Acc* into) {
   const Value* last = chain.empty() ? first : chain.back()->outputs[0];
-  Acc out = stored(last);
+  Acc out = into ? *into : stored(last);
   int r = first->type.rank();
   std::vector<Operand> ops;
   std::string run_pre, run_loop; // a run's staging, and the operands of its element j
@@ -551,12 +552,20 @@ public:
         if (v) g_.inside.insert(v);
   }
 
-  // The epilogue: the kernel's nodes after the anchor that depend on its value, in order.
+  // The MaxPool that ends a Conv kernel (fusion's FuseOptions::max_pool_tail), or null.
+  const Node* max_pool_tail() const {
+    const Node* last = k_.nodes.back();
+    return k_.anchor && last != k_.anchor && last->op == "MaxPool" ? last : nullptr;
+  }
+
+  // The epilogue: the kernel's nodes after the anchor that depend on its value, in order (a
+  // MaxPool tail left out).
   std::vector<const Node*> epilogue_chain() const {
     std::set<const Value*> derived{k_.anchor->outputs[0]};
     std::vector<const Node*> chain;
     auto at = std::find(k_.nodes.begin(), k_.nodes.end(), k_.anchor);
-    for (auto it = at + 1; it != k_.nodes.end(); ++it) {
+    auto end = max_pool_tail() ? k_.nodes.end() - 1 : k_.nodes.end();
+    for (auto it = at + 1; it != end; ++it) {
       bool depends = false;
       for (const Value* in : (*it)->inputs)
         depends = depends || derived.count(in);
@@ -567,12 +576,14 @@ public:
     return chain;
   }
 
-  // The anchor's output accessor: `post` and the epilogue stored, or the value itself.
-  Acc output(const std::string& post = "v", const std::vector<Operand>& extra = {}) {
+  // The anchor's output accessor: `post` and the epilogue stored, or the value itself; into
+  // `into` instead of the chain's last value's storage when given.
+  Acc output(const std::string& post = "v", const std::vector<Operand>& extra = {},
+             const Acc* into = nullptr) {
     const Value* first = k_.anchor->outputs[0];
     std::vector<const Node*> chain = epilogue_chain();
-    if (chain.empty() && post == "v") return g_.stored(first);
-    return g_.storing(first, post, extra, chain);
+    if (chain.empty() && post == "v") return into ? *into : g_.stored(first);
+    return g_.storing(first, post, extra, chain, into);
   }
 
   std::optional<std::string> generate() {
@@ -767,6 +778,18 @@ private:
       extra.push_back({g_.value(n.inputs[2]), {"i[1]"}});
       post = "(v + @0)";
     }
+    if (const Node* pool = max_pool_tail()) {
+      // The epilogue chain stored into a row buffer, pooled from there (conv_max_pool.h).
+      const std::optional<std::string> ps = pool_shape(*pool);
+      if (!ps || flat) return std::nullopt;
+      const std::string rows =
+          "ConvRowBuffer{" + std::to_string(cs.c_out) + ", " + std::to_string(cs.w_out) + "}";
+      const Acc rows_acc{"ConvRowBuffer", rows, 4};
+      return "  conv2d_max_pool(" + g_.stored(pool->outputs[0]).init + ", " +
+             output(post, extra, &rows_acc).init + ", " + rows + ", " + g_.value(n.inputs[0]).init +
+             ", " + g_.value(n.inputs[1]).init + ", " + shape.str() + ", " + *ps + ", " +
+             g_.constant_ref(n.inputs[1]) + ");\n";
+    }
     Acc out = output(post, extra);
     // The kernel is chosen here, so that the compiler instantiates only that one.
     const std::string kernel =
@@ -779,7 +802,8 @@ private:
            g_.constant_ref(n.inputs[1]) + ");\n";
   }
 
-  std::optional<std::string> pool(const Node& n) {
+  // The Pool2dShape{...} of a 2-D MaxPool or AveragePool without ceil mode.
+  static std::optional<std::string> pool_shape(const Node& n) {
     const Shape& sx = n.inputs[0]->type.shape;
     const Shape& so = n.outputs[0]->type.shape;
     if (sx.size() != 4 || n.attr_int("ceil_mode", 0) != 0) return std::nullopt;
@@ -792,9 +816,15 @@ private:
           << so[2] << ", " << so[3] << ", " << k[0] << ", " << k[1] << ", " << st[0] << ", "
           << st[1] << ", " << dil[0] << ", " << dil[1] << ", " << pads[0] << ", " << pads[1] << ", "
           << pads[2] << ", " << pads[3] << "}";
+    return shape.str();
+  }
+
+  std::optional<std::string> pool(const Node& n) {
+    const std::optional<std::string> shape = pool_shape(n);
+    if (!shape) return std::nullopt;
     std::string in = g_.value(n.inputs[0]).init, out = output().init;
-    if (n.op == "MaxPool") return "  max_pool2d(" + out + ", " + in + ", " + shape.str() + ");\n";
-    return "  avg_pool2d(" + out + ", " + in + ", " + shape.str() + ", " +
+    if (n.op == "MaxPool") return "  max_pool2d(" + out + ", " + in + ", " + *shape + ");\n";
+    return "  avg_pool2d(" + out + ", " + in + ", " + *shape + ", " +
            (n.attr_int("count_include_pad", 0) ? "true" : "false") + ");\n";
   }
 
@@ -958,8 +988,9 @@ private:
 
 std::optional<std::string> generate_kernel(const Kernel& k, const StorageMap& storage,
                                            std::string& defs, int& counter) {
+  const bool pool_tail = k.anchor && k.anchor->op == "Conv" && k.nodes.back()->op == "MaxPool";
   for (const Node* n : k.nodes)
-    if (n != k.anchor) {
+    if (n != k.anchor && !(pool_tail && n == k.nodes.back())) {
       std::vector<std::string> probe(n->inputs.size(), "x");
       if (!is_fusible_elementwise(*n) || !elementwise_expr(*n, probe)) return std::nullopt;
     }

@@ -4,6 +4,8 @@
 //    in as a prologue (recomputed where the kernel reads it);
 //  - after a kernel's last node, a single-use elementwise consumer of the same shape whose
 //    other operands are already available joins it as an epilogue;
+//  - a MaxPool that alone consumes a Conv kernel's last value joins it when the target says
+//    so (FuseOptions::max_pool_tail), and ends it;
 //  - an elementwise node left over starts an elementwise kernel of its own;
 //  - data-movement nodes stay between kernels, one step each.
 #include "passes/fusion.h"
@@ -104,7 +106,7 @@ KernelKind anchor_kind(const std::string& op) {
 
 class Fuser {
 public:
-  explicit Fuser(const Graph& g) : g_(g) { kg_.graph = &g; }
+  Fuser(const Graph& g, const FuseOptions& options) : g_(g), options_(options) { kg_.graph = &g; }
 
   KernelGraph run() {
     for (const auto& n : g_.nodes()) {
@@ -246,6 +248,11 @@ private:
           inside.insert(v);
       }
     }
+    if (Node* pool = max_pool_tail(k, inside)) {
+      k.nodes.push_back(pool);
+      for (const Value* v : pool->outputs)
+        if (v) inside.insert(v);
+    }
     for (Node* n : k.nodes) {
       assigned_.insert(n);
       available(n);
@@ -269,7 +276,25 @@ private:
     kg_.kernels.push_back(std::move(k));
   }
 
+  // The MaxPool that joins Conv kernel k as its last node, or null: it alone reads the kernel's
+  // last value, and the target has a kernel for the pair. The convolution's input must be read
+  // as stored (not a prologue computed in the kernel).
+  Node* max_pool_tail(const Kernel& k, const std::set<const Value*>& inside) const {
+    if (!options_.max_pool_tail || !k.anchor || k.anchor->op != "Conv") return nullptr;
+    if (k.anchor->inputs.empty() || inside.count(k.anchor->inputs[0])) return nullptr;
+    const Node* last = k.nodes.back();
+    if (last->outputs.size() != 1 || !last->outputs[0]) return nullptr;
+    const Value* v = last->outputs[0];
+    if (v->is_graph_output || v->users.size() != 1) return nullptr;
+    Node* pool = v->users[0];
+    if (pool->op != "MaxPool" || assigned_.count(pool) || pool->inputs.size() != 1) return nullptr;
+    for (size_t i = 1; i < pool->outputs.size(); ++i) // Indices
+      if (pool->outputs[i]) return nullptr;
+    return options_.max_pool_tail(*k.anchor, *pool) ? pool : nullptr;
+  }
+
   const Graph& g_;
+  const FuseOptions& options_;
   KernelGraph kg_;
   std::map<const Node*, const OpDef*> defs_;
   std::set<const Node*> assigned_;
@@ -286,8 +311,8 @@ std::string value_list(const std::vector<Value*>& vs) {
 
 } // namespace
 
-KernelGraph fuse(const Graph& g) {
-  return Fuser(g).run();
+KernelGraph fuse(const Graph& g, const FuseOptions& options) {
+  return Fuser(g, options).run();
 }
 
 std::string print_kernel_graph(const KernelGraph& kg) {

@@ -4,13 +4,21 @@
 // kernels.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "passes/kernel_graph.h"
 
 namespace vtc {
 
-KernelGraph fuse(const Graph& g);
+// What a target adds to fusion.
+struct FuseOptions {
+  // Whether a MaxPool that alone consumes a Conv kernel's last value joins that kernel (the
+  // target has a kernel that pools the convolution's rows as it computes them). Unset: never.
+  std::function<bool(const Node& conv, const Node& max_pool)> max_pool_tail;
+};
+
+KernelGraph fuse(const Graph& g, const FuseOptions& options = {});
 
 // Whether fusion treats `node` as elementwise: the op table's elementwise ops, and
 // inference-mode BatchNormalization (its parameters broadcast along the channel axis).

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "codegen/conv_max_pool_rule.h"
 #include "codegen/cpu_codegen.h"
 #include "codegen/kernel_choice.h"
 #include "lower/lower.h"
@@ -17,7 +18,7 @@
 namespace vtc {
 
 KernelPlan plan_kernels(const Graph& g, const Options& options) {
-  KernelPlan plan{fuse(g), {}};
+  KernelPlan plan{fuse(g, cpu_fuse_options()), {}};
   auto kind = parse_strategy_kind(options.strategy);
   VTC_CHECK(kind) << "unknown strategy '" << options.strategy << "' (none, type1, greedy)";
   auto library = parse_library_mode(options.library);

@@ -100,5 +100,53 @@ TEST(Fusion, BroadcastingConsumerIsNotAnEpilogue) {
             "kernel k1 elementwise [Add 'spread'] (%s, %big) -> (%y)\n");
 }
 
+// A stem: Conv, Relu, then a MaxPool of the Relu (and, when `second_use`, a Sigmoid of it too).
+ModelBuilder stem(bool second_use) {
+  ModelBuilder b;
+  b.input("x", DType::f32, {1, 3, 32, 32});
+  b.initializer("w", ones({8, 3, 3, 3}));
+  auto& c = b.node("Conv", {"x", "w"}, {"c"}, "conv");
+  ModelBuilder::set_ints(c, "pads", {1, 1, 1, 1});
+  b.node("Relu", {"c"}, {"r"}, "act");
+  auto& p = b.node("MaxPool", {"r"}, {"y"}, "pool");
+  ModelBuilder::set_ints(p, "kernel_shape", {3, 3});
+  ModelBuilder::set_ints(p, "strides", {2, 2});
+  ModelBuilder::set_ints(p, "pads", {1, 1, 1, 1});
+  b.output("y");
+  if (second_use) {
+    b.node("Sigmoid", {"r"}, {"s"}, "other");
+    b.output("s");
+  }
+  return b;
+}
+
+FuseOptions pool_into_conv() {
+  FuseOptions o;
+  o.max_pool_tail = [](const Node& conv, const Node& pool) {
+    return conv.op == "Conv" && pool.op == "MaxPool";
+  };
+  return o;
+}
+
+TEST(Fusion, MaxPoolJoinsTheConvWhenTheTargetSaysSo) {
+  Graph g = import(stem(false));
+  EXPECT_EQ(print_kernel_graph(fuse(g, pool_into_conv())),
+            "kernel k0 conv [Conv 'conv', Relu 'act', MaxPool 'pool'] (%x, %w) -> (%y)\n");
+  EXPECT_EQ(print_kernel_graph(fuse(g)),
+            "kernel k0 conv [Conv 'conv', Relu 'act'] (%x, %w) -> (%r)\n"
+            "kernel k1 pool [MaxPool 'pool'] (%r) -> (%y)\n");
+  FuseOptions refuse;
+  refuse.max_pool_tail = [](const Node&, const Node&) { return false; };
+  EXPECT_EQ(print_kernel_graph(fuse(g, refuse)), print_kernel_graph(fuse(g)));
+}
+
+TEST(Fusion, MaxPoolStaysApartWhenTheConvValueHasAnotherUse) {
+  Graph g = import(stem(true));
+  EXPECT_EQ(print_kernel_graph(fuse(g, pool_into_conv())),
+            "kernel k0 conv [Conv 'conv', Relu 'act'] (%x, %w) -> (%r)\n"
+            "kernel k1 pool [MaxPool 'pool'] (%r) -> (%y)\n"
+            "kernel k2 elementwise [Sigmoid 'other'] (%r) -> (%s)\n");
+}
+
 } // namespace
 } // namespace vtc

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lower/program.h"
+#include "ref/random_inputs.h"
 #include "vtc/vtc.h"
 
 namespace vtc::testing {
@@ -143,6 +144,14 @@ extern "C" void step_sum(void* const* buf, void*) {
 };
 
 // A scratch compile cache per test, removed afterwards.
+// Seeded random values for every input of the session's model, one seed per input from `seed`.
+inline HostTensorMap random_inputs(const Session& s, uint64_t seed) {
+  HostTensorMap m;
+  for (const TensorSpec& in : s.inputs())
+    m.emplace(in.name, random_tensor(in.type, seed++));
+  return m;
+}
+
 class RuntimeTest : public ::testing::Test {
 protected:
   void SetUp() override {

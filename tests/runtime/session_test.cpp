@@ -15,14 +15,8 @@ namespace vtc {
 namespace {
 
 using testing::AddReluMul;
+using testing::random_inputs;
 using testing::RuntimeTest;
-
-HostTensorMap random_inputs(const Session& s, uint64_t seed) {
-  HostTensorMap m;
-  for (const TensorSpec& in : s.inputs())
-    m.emplace(in.name, random_tensor(in.type, seed++));
-  return m;
-}
 
 TEST_F(RuntimeTest, HandWrittenProgramMatchesTheReferenceBitwise) {
   AddReluMul m;

@@ -38,6 +38,7 @@ bool cpu_fuses_max_pool(const Node& conv, const Node& max_pool) {
   cs.groups = conv.attr_int("group", 1);
   cs.kh = sw[2];
   cs.kw = sw[3];
+  cs.c_out = so[1];
   cs.w_out = so[3];
   cs.stride_w = conv_strides.size() == 2 ? conv_strides[1] : 0;
   if (!kernels::conv_rows_fit(cs)) return false;

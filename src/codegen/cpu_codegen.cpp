@@ -194,6 +194,59 @@ private:
   int& counter_;
 };
 
+// run_load() of a mapping with constant pieces (a Pad's border, a Concat with a constant
+// part), which has no ptr(): a run along the last dimension that lies whole in one piece's
+// guard, with no earlier piece's guard meeting it, is a fill of the constant or a copy from
+// the base where the piece's run of contiguous elements holds it; any other run goes element
+// by element through load(). Empty where a piece searches or reads a nested accessor.
+std::string run_load_of_pieces(const Mapping& m, const EmitNames& names,
+                               const std::map<const Base*, std::string>& member) {
+  const int r = m.rank();
+  if (r == 0) return "";
+  for (const Piece& p : m.pieces)
+    if (!p.searches.empty() || (!p.is_constant() && member.at(p.base)[0] != 'p')) return "";
+  const std::string last = "i" + std::to_string(r - 1);
+  const int64_t extent = std::max<int64_t>(m.shape.back(), 1);
+  std::ostringstream os;
+  os << "  template <typename D> void run_load(const Index<" << r
+     << ">& i, int64_t n, D* dst) const {\n";
+  for (int d = 0; d < r; ++d)
+    os << "    const long long i" << d << " = i[" << d << "];\n";
+  os << "    do {\n";
+  for (const Piece& p : m.pieces) {
+    std::string others; // the guard on every dimension but the last
+    for (int d = 0; d + 1 < r; ++d)
+      others += "i" + std::to_string(d) + " >= " + std::to_string(p.guard[size_t(d)].lo) + " && i" +
+                std::to_string(d) + " < " + std::to_string(p.guard[size_t(d)].hi) + " && ";
+    const Range& g = p.guard.back();
+    const std::string lo = std::to_string(g.lo), hi = std::to_string(g.hi);
+    os << "      if (" << others << last << " >= " << lo << " && " << last << " + n <= " << hi
+       << ") {\n";
+    if (p.is_constant()) {
+      os << "        for (int64_t j = 0; j < n; ++j) dst[j] = D(" << literal(p.value) << ");\n"
+         << "        return;\n";
+    } else {
+      const int64_t run = std::gcd(std::max<int64_t>(piece_contiguity(p).run, 1), extent);
+      os << "        if (" << last << " / " << run << " == (" << last << " + n - 1) / " << run
+         << ") {\n"
+         << "          const T* src = " << member.at(p.base) << " + (" << emit_offset(p, names)
+         << ");\n"
+         << "          for (int64_t j = 0; j < n; ++j) dst[j] = to_compute(src[j]);\n"
+         << "          return;\n        }\n";
+    }
+    os << "      }\n";
+    // A guard meeting the run decides some of its elements: element by element from here.
+    os << "      if (" << others << last << " < " << hi << " && " << last << " + n > " << lo
+       << ") break;\n";
+  }
+  os << "    } while (false);\n"
+     << "    Index<" << r << "> k = i;\n"
+     << "    for (int64_t j = 0; j < n; ++j) {\n"
+     << "      k[" << r - 1 << "] = i[" << r - 1 << "] + j;\n"
+     << "      dst[j] = load(k);\n    }\n  }\n";
+  return os.str();
+}
+
 Acc Gen::mapped(const Mapping& m, DType dtype) {
   std::string name = fresh("M");
   const char* t = cpp_storage_type(dtype);
@@ -316,6 +369,7 @@ Acc Gen::mapped(const Mapping& m, DType dtype) {
      << "  static constexpr bool has_ptr = " << (has_ptr ? "true" : "false") << ";\n"
      << members;
   if (has_ptr) os << "  T* ptr(const Index<" << r << ">& i) const {\n" << ptr_body << "  }\n";
+  if (!has_ptr) os << run_load_of_pieces(m, names, member);
   os << "  C load(const Index<" << r << ">& i) const {\n"
      << load_body << "  }\n"
      << "  template <typename V> void store(const Index<" << r << ">& i, V v) const {\n"

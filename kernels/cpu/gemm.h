@@ -243,10 +243,54 @@ template <typename BTA> struct TransposedB {
   auto ptr(const Index<3>& i) const { return bt.ptr(swap(i)); }
 };
 
+// The engine's problem for B read through its transpose bt[b, n, k] (M > 4): B is packed
+// whole (gemm_core.h's pack_b_panels), each block of 16 columns by 16 k from 16 runs of bt
+// along k turned by a register transpose (AVX-512 f32), the rest element by element. The
+// engine sees the same values, so gives the same bits.
+template <typename C, typename CA, typename AA, typename BTA, typename Epi>
+struct GemmBtProblem : GemmProblem<C, CA, AA, TransposedB<BTA>, Epi> {
+  const BTA& bt;
+  int64_t N = 0;
+
+  bool packs_b_panels() const { return true; }
+  template <int NR>
+  void pack_b_panels(int64_t b, int64_t k0, int64_t k1, C* panels, int64_t panel_stride) const {
+    using V = Vec<C>;
+    constexpr int W = V::width;
+    static_assert(NR % W == 0, "panels hold whole vectors");
+    const int64_t kc = k1 - k0, width = (N + NR - 1) / NR * NR;
+    C* runs = scratch<C, 7>(std::max<int64_t>(kc, 1) * W);
+    for (int64_t n0 = 0; n0 < width; n0 += W) {
+      const int64_t cols = std::clamp<int64_t>(N - n0, 0, W);
+      const C* src[W];
+      for (int64_t j = 0; j < cols; ++j)
+        src[j] = view_run(bt, Index<3>{b, n0 + j, k0}, kc, runs + j * kc);
+      C* dst = panels + n0 / NR * panel_stride + n0 % NR; // row k at dst + k * NR
+      int64_t k = k0;
+#if defined(__AVX512F__)
+      if constexpr (std::is_same_v<C, float>) {
+        for (; cols == W && k + W <= k1; k += W) {
+          V t[W];
+          for (int j = 0; j < W; ++j)
+            t[j] = V::load(src[j] + (k - k0));
+          transpose_16x16(t); // t[u]: B[k + u, n0 .. n0 + 15]
+          for (int u = 0; u < W; ++u)
+            t[u].store(dst + (k + u) * NR);
+        }
+      }
+#endif
+      for (; k < k1; ++k)
+        for (int64_t j = 0; j < W; ++j)
+          dst[k * NR + j] = j < cols ? C(src[j][k - k0]) : C(0);
+    }
+  }
+};
+
 } // namespace detail
 
 // C = A . B with B given as its transpose bt[b, n, k] (rank 3, batch first), whose runs lie
-// along k: the same bits as gemm() over B. For M <= 4 the GEMV reads bt's rows whole.
+// along k: the same bits as gemm() over B. For M <= 4 the GEMV reads bt's rows whole; above,
+// the engine packs B whole by register transposes (GemmBtProblem).
 template <typename CA, typename AA, typename BTA, typename Epi = NoEpilogue>
 void gemm_bt(const CA& c, const AA& a, const BTA& bt, int64_t batch, int64_t M, int64_t N,
              int64_t K, const Epi& epi = {}) {
@@ -257,8 +301,7 @@ void gemm_bt(const CA& c, const AA& a, const BTA& bt, int64_t batch, int64_t M, 
           M, [&](auto rows) { detail::gemv_bt<C, rows()>(c, a, bt, batch, N, K, epi); }))
     return;
   const detail::TransposedB<BTA> b{bt};
-  gemm_packed<C>(detail::GemmProblem<C, CA, AA, detail::TransposedB<BTA>, Epi>{c, a, b, epi}, batch,
-                 M, N, K);
+  gemm_packed<C>(detail::GemmBtProblem<C, CA, AA, BTA, Epi>{{c, a, b, epi}, bt, N}, batch, M, N, K);
 }
 
 // C[b, m, n] = epi(Index<3>{b, m, n}, sum_k A[b, m, k] * B[b, k, n]) for b < batch, m < M,

@@ -701,11 +701,11 @@ private:
     if (ra > 1) ic.push_back("i[1]");
     if (rb > 1) ic.push_back("i[2]");
     Acc A = g_.view(g_.value(n.inputs[0]), 3, ia, true);
-    // A few rows of A against a B whose columns, not rows, are runs (q . K^T over a K cache):
+    // A B whose columns, not rows, are runs (q . K^T over a K cache, EfficientViT's v . k^T):
     // B is read through its transpose (transposed_operand.h).
     const Value* b = n.inputs[1];
     std::optional<Mapping> bt;
-    if (M <= 4 && rb > 1 && !g_.inside.count(b))
+    if (rb > 1 && !g_.inside.count(b))
       bt = transposed_operand(g_.storage_mapping(b), value_base(b),
                               int64_t(dtype_size(b->type.dtype)));
     Acc B = bt ? g_.view(g_.mapped(*bt, b->type.dtype), 3, ib, true)

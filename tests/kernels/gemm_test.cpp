@@ -120,11 +120,12 @@ template <typename T> void check_gemm(std::mt19937& rng, const GemmCase& c) {
 
 std::vector<GemmCase> gemm_cases() {
   std::vector<GemmCase> cases = {
-      {1, 1, 1, 1, false},     {1, 1, 37, 19, false},   {1, 2, 64, 300, false},
-      {1, 3, 5, 7, false},     {1, 4, 1000, 33, false}, {2, 1, 70, 40, true},
-      {1, 5, 5, 5, false},     {1, 13, 35, 17, false},  {1, 64, 64, 64, false},
-      {2, 37, 45, 300, false}, {3, 100, 70, 20, true},  {1, 130, 260, 520, false},
-      {1, 7, 1, 9, false},     {1, 9, 33, 0, false},    {2, 3, 10, 0, false},
+      {1, 1, 1, 1, false},      {1, 1, 37, 19, false},   {1, 2, 64, 300, false},
+      {1, 3, 5, 7, false},      {1, 4, 1000, 33, false}, {2, 1, 70, 40, true},
+      {1, 5, 5, 5, false},      {1, 13, 35, 17, false},  {1, 64, 64, 64, false},
+      {2, 37, 45, 300, false},  {3, 100, 70, 20, true},  {1, 130, 260, 520, false},
+      {1, 7, 1, 9, false},      {1, 9, 33, 0, false},    {2, 3, 10, 0, false},
+      {4, 17, 16, 1024, false}, // B read through its transpose: packed whole by 16 x 16 blocks
   };
   std::mt19937 rng(1234);
   for (int t = 0; t < 8; ++t) {

@@ -11,12 +11,13 @@
 // columns per permute); on large planes it runs over input planes staged once with their
 // padding and split into stride phases, whose rows are the B rows as they lie
 // (PaddedPlaneConvProblem); output planes smaller than a vector run it transposed, and stems
-// (few values per output) one output row at a time over B gathered from the input rows
-// (conv_rows.h). The direct depthwise kernel (Cin_g == 1) stages each padded input plane in
-// a local buffer, or, for narrow f32 planes, makes each input row's tap vectors by permutes
-// (depthwise_rows.h). All compute acc = 0; acc = fma(W, In, acc) over k in order, padding
-// positions included as zeros, so they give the same bits and conv2d() may pick either by
-// shape.
+// (few values per output) and stride-2 convolutions with weights that fit L2 one output row
+// at a time over B copied from the input rows split into phases (conv_rows.h; a max pooling
+// of a stem's output pooled as the rows come, conv_max_pool.h). The direct depthwise kernel (Cin_g
+// == 1) stages each padded input plane in a local buffer, or, for narrow f32 planes, makes each
+// input row's tap vectors by permutes (depthwise_rows.h). All compute acc = 0; acc = fma(W, In,
+// acc) over k in order, padding positions included as zeros, so they give the same bits and
+// conv2d() may pick either by shape.
 #pragma once
 
 #include <algorithm>

@@ -431,10 +431,8 @@ void BM_ConvSmall(benchmark::State& state) {
 }
 BENCHMARK(BM_ConvSmall)->DenseRange(0, 8)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-// The stem convolution of ShuffleNet (3 -> 24 channels, 3x3, stride 2, 224x224 in), f32, by
-// the kernel of the arg: 0 = output rows over B gathered from the input rows (conv_rows.h),
-// 1 = the implicit GEMM over padded planes split into stride phases.
-void BM_ConvStem(benchmark::State& state) {
+// The stem convolution of ShuffleNet: 3 -> 24 channels, 3x3, stride 2, 224x224 in.
+k::Conv2dShape shufflenet_stem() {
   k::Conv2dShape s;
   s.c_in = 3;
   s.c_out = 24;
@@ -443,6 +441,14 @@ void BM_ConvStem(benchmark::State& state) {
   s.pad_top = s.pad_left = 1;
   s.stride_h = s.stride_w = 2;
   s.h_out = s.w_out = 112;
+  return s;
+}
+
+// ShuffleNet's stem convolution, f32, by the kernel of the arg: 0 = output rows over B copied
+// from the input rows (conv_rows.h), 1 = the implicit GEMM over padded planes split into
+// stride phases.
+void BM_ConvStem(benchmark::State& state) {
+  const k::Conv2dShape s = shufflenet_stem();
   if (state.range(0) == 0) {
     run_conv<k::ConvKernel::rows>(state, s);
     state.SetLabel("rows");
@@ -474,14 +480,7 @@ struct BiasIntoRows {
 // pooling at stride 2. Arg: 0 = conv2d_max_pool (the convolution's rows pooled as they come),
 // 1 = conv2d then max_pool2d through the 1.2 MB plane between them.
 void BM_ConvMaxPool(benchmark::State& state) {
-  k::Conv2dShape s;
-  s.c_in = 3;
-  s.c_out = 24;
-  s.h = s.w = 224;
-  s.kh = s.kw = 3;
-  s.pad_top = s.pad_left = 1;
-  s.stride_h = s.stride_w = 2;
-  s.h_out = s.w_out = 112;
+  const k::Conv2dShape s = shufflenet_stem();
   k::Pool2dShape ps;
   ps.c = 24;
   ps.h = ps.w = 112;

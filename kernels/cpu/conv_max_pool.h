@@ -71,11 +71,34 @@ template <typename P> void conv_row_direct(const P& p, int64_t nb, int64_t y, fl
   }
 }
 
+// dst[x] = max over the rows in order of rows[r][x] (K of them when known, else count), x < n
+// (n a whole number of vectors): max_nan where some row holds a NaN (Nan), else max_ordered
+// (the same values then: max_nan differs only on NaN).
+template <int K, bool Nan>
+inline void max_rows(const float* const* rows, int64_t count, int64_t n, float* dst) {
+  using V = Vec<float>;
+  const int64_t k = K > 0 ? K : count;
+  for (int64_t x = 0; x < n; x += V::width) {
+    V m = V::set1(-std::numeric_limits<float>::infinity());
+    for (int64_t r = 0; r < k; ++r) {
+      const V v = V::load(rows[r] + x);
+      m = Nan ? max_nan(m, v) : max_ordered(m, v);
+    }
+    m.store(dst + x);
+  }
+}
+
+inline void max_rows(const float* const* rows, int64_t count, bool nan, int64_t n, float* dst) {
+  if (count == 3)
+    nan ? max_rows<3, true>(rows, count, n, dst) : max_rows<3, false>(rows, count, n, dst);
+  else
+    nan ? max_rows<0, true>(rows, count, n, dst) : max_rows<0, false>(rows, count, n, dst);
+}
+
 // The windows of one pooled row along a convolution row: dst[x] = max over the taps q in
 // order of src[x * stride_w + q * dil_w - pad_left] inside the row. The row is split into its
-// stride phases (row_phases.h, -inf around them); each tap is then one unaligned vector load
-// per 16 columns. max_ordered unless the row holds a NaN (the same values then: max_nan
-// differs only on NaN). dst is whole vectors.
+// stride phases (row_phases.h, -inf around them); each tap's values are then a row of their
+// own, and the maximum over taps is max_rows(). dst is whole vectors.
 class PoolColumns {
 public:
   explicit PoolColumns(const Pool2dShape& ps)
@@ -85,48 +108,16 @@ public:
   int64_t buffer_size() const { return phases_.buffer_size(); }
   void run(const float* src, bool nan, float* buf, float* dst) const {
     phases_.split(src, -std::numeric_limits<float>::infinity(), buf);
-    if (phases_.taps() == 3)
-      nan ? max_taps<3, true>(buf, dst) : max_taps<3, false>(buf, dst);
-    else
-      nan ? max_taps<0, true>(buf, dst) : max_taps<0, false>(buf, dst);
+    const float* taps[kMaxPoolTaps];
+    for (int64_t q = 0; q < phases_.taps(); ++q)
+      taps[q] = buf + phases_.tap(q);
+    max_rows(taps, phases_.taps(), nan, pitch_, dst);
   }
 
 private:
-  // dst[x] = max over the taps q in order (K of them when known) of tap q's values, for whole
-  // vectors x < pitch.
-  template <int K, bool Nan> void max_taps(const float* buf, float* dst) const {
-    using V = Vec<float>;
-    const int64_t taps = K > 0 ? K : phases_.taps();
-    const float* tap[kMaxPoolTaps];
-    for (int64_t q = 0; q < taps; ++q)
-      tap[q] = buf + phases_.tap(q);
-    for (int64_t x = 0; x < pitch_; x += V::width) {
-      V m = V::set1(-std::numeric_limits<float>::infinity());
-      for (int64_t q = 0; q < taps; ++q) {
-        const V v = V::load(tap[q] + x);
-        m = Nan ? max_nan(m, v) : max_ordered(m, v);
-      }
-      m.store(dst + x);
-    }
-  }
-
   RowPhases phases_;
   int64_t pitch_ = 0;
 };
-
-// dst[x] = max over the rows in order of rows[r][x], x < n (n a whole number of vectors):
-// max_nan where some row holds a NaN.
-inline void max_rows(const float* const* rows, int count, bool nan, int64_t n, float* dst) {
-  using V = Vec<float>;
-  for (int64_t x = 0; x < n; x += V::width) {
-    V m = V::set1(-std::numeric_limits<float>::infinity());
-    for (int r = 0; r < count; ++r) {
-      const V v = V::load(rows[r] + x);
-      m = nan ? max_nan(m, v) : max_ordered(m, v);
-    }
-    m.store(dst + x);
-  }
-}
 
 } // namespace detail
 

@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "conv_cases.h"
 #include "kernel_test_util.h"
 #include "kernels/cpu/conv_max_pool.h"
 
@@ -40,32 +41,15 @@ struct BiasReluInto {
   template <typename V> void store(const Index<4>& i, V v) const { rows.store(i, epi(i, v)); }
 };
 
+// A convolution and a square max pooling of its output.
 struct Case {
-  int64_t n, c_in, h, w, c_out, k, stride, pad; // the convolution (square)
-  int64_t pool_k, pool_stride, pool_pad;        // the max pooling (square)
+  ConvCase conv;
+  int64_t pool_k, pool_stride, pool_pad;
 };
 
 std::string describe(const Case& c) {
-  std::ostringstream o;
-  o << "n" << c.n << " cin" << c.c_in << " " << c.h << "x" << c.w << " cout" << c.c_out << " k"
-    << c.k << " s" << c.stride << " p" << c.pad << ", pool k" << c.pool_k << " s" << c.pool_stride
-    << " p" << c.pool_pad;
-  return o.str();
-}
-
-Conv2dShape conv_shape(const Case& c) {
-  Conv2dShape s;
-  s.n = c.n;
-  s.c_in = c.c_in;
-  s.h = c.h;
-  s.w = c.w;
-  s.c_out = c.c_out;
-  s.kh = s.kw = c.k;
-  s.stride_h = s.stride_w = c.stride;
-  s.pad_top = s.pad_left = c.pad;
-  s.h_out = (c.h + 2 * c.pad - c.k) / c.stride + 1;
-  s.w_out = (c.w + 2 * c.pad - c.k) / c.stride + 1;
-  return s;
+  return describe(c.conv) + ", pool k" + std::to_string(c.pool_k) + " s" +
+         std::to_string(c.pool_stride) + " p" + std::to_string(c.pool_pad);
 }
 
 Pool2dShape pool_shape(const Case& c, const Conv2dShape& cs) {
@@ -87,7 +71,7 @@ Pool2dShape pool_shape(const Case& c, const Conv2dShape& cs) {
 void check(std::mt19937& rng, const Case& c, bool with_nan = false, bool signed_zeros = false) {
   const std::string what = describe(c) + (with_nan ? ", NaNs in the input" : "") +
                            (signed_zeros ? ", zeros of both signs" : "");
-  const Conv2dShape cs = conv_shape(c);
+  const Conv2dShape cs = conv_shape(c.conv);
   const Pool2dShape ps = pool_shape(c, cs);
   const Index<4> xs = {cs.n, cs.c_in, cs.h, cs.w}, ws = {cs.c_out, cs.c_in, cs.kh, cs.kw};
   const Index<4> cys = {cs.n, cs.c_out, cs.h_out, cs.w_out};
@@ -137,20 +121,22 @@ void check(std::mt19937& rng, const Case& c, bool with_nan = false, bool signed_
 
 TEST(ConvMaxPoolTest, EqualsConvThenMaxPoolBitwise) {
   std::mt19937 rng(61);
-  // n cin h w cout k s p, pool k s p
-  check(rng, {1, 3, 64, 72, 24, 3, 2, 1, 3, 2, 1}); // ShuffleNet's stem, smaller
-  check(rng, {2, 3, 40, 36, 20, 3, 2, 1, 3, 2, 1}); // batch 2, channels not a multiple of 8
-  check(rng, {1, 3, 33, 40, 16, 3, 1, 1, 2, 2, 0}); // 2x2 windows, conv at stride 1
-  check(rng, {1, 2, 30, 34, 8, 3, 1, 1, 5, 1, 2});  // 5x5 windows at stride 1 (a wider ring)
-  check(rng, {1, 16, 18, 40, 8, 3, 2, 1, 3, 2, 1}); // K = 144: the direct fallback
-  check(rng, {1, 3, 64, 72, 24, 3, 2, 1, 3, 2, 1}, true);
-  check(rng, {1, 3, 64, 72, 24, 3, 2, 1, 3, 2, 1}, false, true);
-  check(rng, {1, 2, 30, 34, 8, 3, 1, 1, 5, 1, 2}, true, true);
+  // the convolution (n cin h w cout kh kw g sh sw dh dw pt pl pb pr), then pool k s p
+  check(rng, {{1, 3, 64, 72, 24, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1}, 3, 2, 1}); // ShuffleNet's stem
+  check(rng,
+        {{2, 3, 40, 36, 20, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1}, 3, 2, 1}); // batch 2, 20 channels
+  check(rng, {{1, 3, 33, 40, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 2, 2, 0}); // 2x2 windows
+  check(rng, {{1, 2, 30, 34, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 5, 1, 2});  // 5x5 at stride 1
+  check(rng, {{1, 32, 18, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 3, 2, 1}); // K = 288: direct
+  check(rng, {{1, 16, 18, 40, 8, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1}, 3, 2, 1}); // K = 144 at stride 2
+  check(rng, {{1, 3, 64, 72, 24, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1}, 3, 2, 1}, true);
+  check(rng, {{1, 3, 64, 72, 24, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1}, 3, 2, 1}, false, true);
+  check(rng, {{1, 2, 30, 34, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 5, 1, 2}, true, true);
 }
 
 TEST(ConvMaxPoolTest, RejectsAPoolingThatDoesNotFollowTheConvolution) {
-  const Case c{1, 3, 16, 40, 8, 3, 2, 1, 3, 2, 1};
-  const Conv2dShape cs = conv_shape(c);
+  const Case c{{1, 3, 16, 40, 8, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1}, 3, 2, 1};
+  const Conv2dShape cs = conv_shape(c.conv);
   Pool2dShape ps = pool_shape(c, cs);
   ps.c = cs.c_out + 1;
   std::vector<float> x(size_t(cs.c_in * cs.h * cs.w)), w(size_t(cs.c_out * cs.c_in * 9));

@@ -13,45 +13,13 @@
 #include <random>
 #include <sstream>
 
+#include "conv_cases.h"
 #include "kernel_test_util.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/pool.h"
 
 namespace vtc::kernels::test {
 namespace {
-
-struct ConvCase {
-  int64_t n, c_in, h, w, c_out, kh, kw, groups, sh, sw, dh, dw, pt, pl, pb, pr;
-};
-
-Conv2dShape conv_shape(const ConvCase& c) {
-  Conv2dShape s;
-  s.n = c.n;
-  s.c_in = c.c_in;
-  s.h = c.h;
-  s.w = c.w;
-  s.c_out = c.c_out;
-  s.kh = c.kh;
-  s.kw = c.kw;
-  s.groups = c.groups;
-  s.stride_h = c.sh;
-  s.stride_w = c.sw;
-  s.dil_h = c.dh;
-  s.dil_w = c.dw;
-  s.pad_top = c.pt;
-  s.pad_left = c.pl;
-  s.h_out = (c.h + c.pt + c.pb - ((c.kh - 1) * c.dh + 1)) / c.sh + 1;
-  s.w_out = (c.w + c.pl + c.pr - ((c.kw - 1) * c.dw + 1)) / c.sw + 1;
-  return s;
-}
-
-std::string describe(const ConvCase& c) {
-  std::ostringstream o;
-  o << "conv n" << c.n << " cin" << c.c_in << " " << c.h << "x" << c.w << " cout" << c.c_out << " k"
-    << c.kh << "x" << c.kw << " g" << c.groups << " s" << c.sh << "," << c.sw << " d" << c.dh << ","
-    << c.dw << " p" << c.pt << "," << c.pl << "," << c.pb << "," << c.pr;
-  return o.str();
-}
 
 template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
   const std::string what = std::string(type_name<T>()) + " " + describe(cc);

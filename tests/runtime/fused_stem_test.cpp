@@ -4,37 +4,28 @@
 // through a Split by two convolutions and a Concat gives every strategy the same bits and
 // the reference interpreter's values. Elsewhere the same checks hold with two steps.
 #include <fstream>
-#include <optional>
 
 #include "codegen/conv_max_pool_rule.h"
 #include "model_builder.h"
-#include "ref/compare.h"
 #include "runtime_test_util.h"
 
 namespace vtc {
 namespace {
 
 using testing::ModelBuilder;
-using testing::random_inputs;
+using testing::ramp;
 using testing::RuntimeTest;
-
-Tensor values(const Shape& s, int salt) {
-  std::vector<float> v(size_t(shape_numel(s)));
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = 0.0625f * float(int((i * 7 + size_t(salt)) % 13) - 6);
-  return Tensor::from<float>(s, v);
-}
 
 // x [1, 3, 40, 64] -> conv 3x3 stride 2 (3 -> 16) -> * scale + shift -> Relu -> MaxPool 3x3
 // stride 2 -> Split [8, 8] -> a 1x1 conv on each half -> Concat -> y [1, 16, 10, 16].
 ModelBuilder stem_then_split() {
   ModelBuilder b;
   b.input("x", DType::f32, {1, 3, 40, 64});
-  b.initializer("w", values({16, 3, 3, 3}, 1));
-  b.initializer("scale", values({16, 1, 1}, 2));
-  b.initializer("shift", values({16, 1, 1}, 3));
-  b.initializer("w_a", values({8, 8, 1, 1}, 4));
-  b.initializer("w_b", values({8, 8, 1, 1}, 5));
+  b.initializer("w", ramp({16, 3, 3, 3}, 0.0625f, 1));
+  b.initializer("scale", ramp({16, 1, 1}, 0.0625f, 2));
+  b.initializer("shift", ramp({16, 1, 1}, 0.0625f, 3));
+  b.initializer("w_a", ramp({8, 8, 1, 1}, 0.0625f, 4));
+  b.initializer("w_b", ramp({8, 8, 1, 1}, 0.0625f, 5));
   b.initializer("halves", Tensor::from<int64_t>({2}, {8, 8}));
   auto& conv = b.node("Conv", {"x", "w"}, {"c"}, "conv");
   ModelBuilder::set_ints(conv, "strides", {2, 2});
@@ -57,47 +48,30 @@ ModelBuilder stem_then_split() {
 TEST_F(RuntimeTest, FusedStemGivesEveryStrategyTheSameBitsAndTheReferenceValues) {
   const std::string path = (dir_ / "stem.onnx").string();
   std::ofstream(path, std::ios::binary) << stem_then_split().bytes();
-
-  Options ref_options = options();
-  ref_options.target = "ref";
-  Session ref(path, ref_options);
-  const HostTensorMap in = random_inputs(ref, 5);
-  const HostTensorMap expected = ref.run(in);
-
-  std::optional<Tensor> none_y;
-  for (const char* strategy : {"none", "type1", "greedy"}) {
-    Options o = options();
-    o.strategy = strategy;
-    Session s(path, o);
-    const Node* conv = nullptr;
-    const Node* pool = nullptr;
-    for (const auto& n : s.graph().nodes()) {
-      if (n->name == "conv") conv = n.get();
-      if (n->name == "pool") pool = n.get();
-    }
-    ASSERT_TRUE(conv && pool);
-    const bool fused = cpu_fuses_max_pool(*conv, *pool);
-    int pool_steps = 0, stem_steps = 0;
-    for (const StepInfo& st : s.program().steps) {
-      pool_steps += st.name.find("MaxPool 'pool'") != std::string::npos;
-      stem_steps += st.name.find("Conv 'conv'") != std::string::npos;
-      EXPECT_TRUE(st.fallback.empty()) << st.name << " runs on the interpreter";
-    }
-    EXPECT_EQ(pool_steps, 1) << strategy;
-    EXPECT_EQ(stem_steps, 1) << strategy;
-    bool relu_buffer = false;
-    for (const BufferInfo& b : s.program().buffers)
-      relu_buffer = relu_buffer || b.name == "r";
-    EXPECT_EQ(relu_buffer, !fused) << strategy << ": the convolution's output "
-                                   << (fused ? "needs no buffer" : "has a buffer");
-    const HostTensorMap out = s.run(in);
-    const Comparison c = compare_rel_l2(out.at("y"), expected.at("y"), 1e-5);
-    EXPECT_TRUE(c.ok) << strategy << ": " << c.message << " (rel L2 " << c.rel_l2_err << ")";
-    if (!none_y)
-      none_y = out.at("y");
-    else
-      EXPECT_TRUE(out.at("y").bitwise_equal(*none_y)) << strategy << " against none";
-  }
+  testing::expect_strategies_match_reference(
+      path, options(), 1e-5, [](const std::string& strategy, const Session& s) {
+        const Node* conv = nullptr;
+        const Node* pool = nullptr;
+        for (const auto& n : s.graph().nodes()) {
+          if (n->name == "conv") conv = n.get();
+          if (n->name == "pool") pool = n.get();
+        }
+        ASSERT_TRUE(conv && pool);
+        const bool fused = cpu_fuses_max_pool(*conv, *pool);
+        int pool_steps = 0, stem_steps = 0;
+        for (const StepInfo& st : s.program().steps) {
+          pool_steps += st.name.find("MaxPool 'pool'") != std::string::npos;
+          stem_steps += st.name.find("Conv 'conv'") != std::string::npos;
+          EXPECT_TRUE(st.fallback.empty()) << st.name << " runs on the interpreter";
+        }
+        EXPECT_EQ(pool_steps, 1) << strategy;
+        EXPECT_EQ(stem_steps, 1) << strategy;
+        bool relu_buffer = false;
+        for (const BufferInfo& b : s.program().buffers)
+          relu_buffer = relu_buffer || b.name == "r";
+        EXPECT_EQ(relu_buffer, !fused) << strategy << ": the convolution's output "
+                                       << (fused ? "needs no buffer" : "has a buffer");
+      });
 }
 
 } // namespace

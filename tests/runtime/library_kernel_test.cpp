@@ -21,14 +21,8 @@ namespace vtc {
 namespace {
 
 using testing::ModelBuilder;
+using testing::ramp;
 using testing::RuntimeTest;
-
-Tensor ramp(const Shape& s, float scale) {
-  std::vector<float> v(size_t(shape_numel(s)));
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = scale * float(int(i % 13) - 6);
-  return Tensor::from<float>(s, v);
-}
 
 void set_float(onnx::NodeProto& n, const std::string& key, float v) {
   onnx::AttributeProto* a = n.add_attribute();

@@ -3,17 +3,14 @@
 // the constant border, and rows that cross from one to the other; each strategy must give the
 // reference's values and the same bits as the others.
 #include <fstream>
-#include <optional>
 
 #include "model_builder.h"
-#include "ref/compare.h"
 #include "runtime_test_util.h"
 
 namespace vtc {
 namespace {
 
 using testing::ModelBuilder;
-using testing::random_inputs;
 using testing::RuntimeTest;
 
 // x [2, 4, 40] -> Pad with ones (two columns on the left, one row below) -> [2, 5, 42] ->
@@ -36,24 +33,7 @@ ModelBuilder padded_matmul() {
 TEST_F(RuntimeTest, PaddedOperandGivesTheReferenceValuesUnderEveryStrategy) {
   const std::string path = (dir_ / "padded.onnx").string();
   std::ofstream(path, std::ios::binary) << padded_matmul().bytes();
-  Options ref_options = options();
-  ref_options.target = "ref";
-  Session ref(path, ref_options);
-  const HostTensorMap in = random_inputs(ref, 3);
-  const HostTensorMap expected = ref.run(in);
-  std::optional<Tensor> none_y;
-  for (const char* strategy : {"none", "type1", "greedy"}) {
-    Options o = options();
-    o.strategy = strategy;
-    Session s(path, o);
-    const HostTensorMap out = s.run(in);
-    const Comparison c = compare_rel_l2(out.at("y"), expected.at("y"), 1e-6);
-    EXPECT_TRUE(c.ok) << strategy << ": " << c.message << " (rel L2 " << c.rel_l2_err << ")";
-    if (!none_y)
-      none_y = out.at("y");
-    else
-      EXPECT_TRUE(out.at("y").bitwise_equal(*none_y)) << strategy << " against none";
-  }
+  testing::expect_strategies_match_reference(path, options(), 1e-6);
 }
 
 } // namespace

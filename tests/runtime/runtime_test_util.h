@@ -5,13 +5,16 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "lower/program.h"
+#include "ref/compare.h"
 #include "ref/random_inputs.h"
 #include "vtc/vtc.h"
 
@@ -150,6 +153,45 @@ inline HostTensorMap random_inputs(const Session& s, uint64_t seed) {
   for (const TensorSpec& in : s.inputs())
     m.emplace(in.name, random_tensor(in.type, seed++));
   return m;
+}
+
+// Deterministic f32 values for weights: scale * ((i + salt) % 13 - 6) at flat index i.
+inline Tensor ramp(const Shape& s, float scale, int salt = 0) {
+  std::vector<float> v(size_t(shape_numel(s)));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = scale * float(int((i + size_t(salt)) % 13) - 6);
+  return Tensor::from<float>(s, v);
+}
+
+// Runs the model at `path` on target "ref" and under the cpu target's strategies none, type1
+// and greedy (`base` otherwise), from the same seeded inputs: every output must be within
+// `tol` (relative L2) of the reference's and bitwise equal to none's. `inspect`, when given,
+// checks each strategy's session further.
+inline void expect_strategies_match_reference(
+    const std::string& path, const Options& base, double tol,
+    const std::function<void(const std::string&, const Session&)>& inspect = nullptr) {
+  Options ref_options = base;
+  ref_options.target = "ref";
+  Session ref(path, ref_options);
+  const HostTensorMap in = random_inputs(ref, 3);
+  const HostTensorMap expected = ref.run(in);
+  std::optional<HostTensorMap> none;
+  for (const char* strategy : {"none", "type1", "greedy"}) {
+    Options o = base;
+    o.strategy = strategy;
+    Session s(path, o);
+    if (inspect) inspect(strategy, s);
+    const HostTensorMap out = s.run(in);
+    for (const auto& [name, want] : expected) {
+      const Comparison c = compare_rel_l2(out.at(name), want, tol);
+      EXPECT_TRUE(c.ok) << strategy << ", " << name << ": " << c.message << " (rel L2 "
+                        << c.rel_l2_err << ")";
+      if (none)
+        EXPECT_TRUE(out.at(name).bitwise_equal(none->at(name)))
+            << strategy << ", " << name << " against none";
+    }
+    if (!none) none = out;
+  }
 }
 
 class RuntimeTest : public ::testing::Test {

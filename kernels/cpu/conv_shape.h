@@ -32,24 +32,29 @@ inline bool padded_plane_fits(const Conv2dShape& s) {
 // would stage many phase values per multiply-add.
 inline constexpr int64_t kConvRowsMaxK = 32;
 // At a column stride of 2 it takes up to kConvRowsMaxStridedK values per output while its A
-// (all the weights, packed once) stays well inside L2, kConvRowsMaxStridedA bytes: there the
+// (all the weights, packed once) stays well inside L2, kConvRowsMaxStridedA bytes, and the
+// output rows fill its register tile (kConvRowsMinStridedWidth columns): there the
 // padded-plane kernel stages the whole input split into phases (YOLO11n's 3x3 stride-2 convs
 // at 640: 16 -> 32 over 320 x 320 0.99 -> 0.74 ms, 64 -> 64 over 160 x 160 1.42 -> 1.25 ms at
-// 2 threads; 128 -> 128 over 80 x 80, A 590 KB, 1.28 -> 1.37 ms, so not that one).
+// 2 threads; 128 -> 128 over 80 x 80, A 590 KB, 1.28 -> 1.37 ms, and 16 -> 32 over 32 x 32,
+// rows of 16, 0.014 -> 0.017 ms, so not those).
 inline constexpr int64_t kConvRowsMaxStridedK = 576;
 inline constexpr int64_t kConvRowsMaxStridedA = 256 * 1024;
+inline constexpr int64_t kConvRowsMinStridedWidth = 48;
 
 // Does the convolution run one output row at a time over B gathered from the input rows
 // (conv.h, conv_rows.h)? A filter wider than 1x1 over at most kConvRowsMaxK values per
 // output (a stem), or kConvRowsMaxStridedK at a column stride of 2 (a downsampling conv with
-// weights that fit L2), output rows of at least a vector, column strides of 1 or 2. The
-// kernel also needs f32 rows in memory; otherwise the shape runs as padded_plane_fits() says.
+// weights that fit L2 and wide output rows), output rows of at least a vector, column strides of 1
+// or 2. The kernel also needs f32 rows in memory; otherwise the shape runs as padded_plane_fits()
+// says.
 inline bool conv_rows_fit(const Conv2dShape& s) {
   const int64_t groups = s.groups > 0 ? s.groups : 1;
   const int64_t khw = s.kh * s.kw, k = s.c_in / groups * khw;
   const bool few = k <= kConvRowsMaxK;
   const bool strided = s.stride_w == 2 && k <= kConvRowsMaxStridedK &&
-                       s.c_out / groups * k * int64_t(sizeof(float)) <= kConvRowsMaxStridedA;
+                       s.c_out / groups * k * int64_t(sizeof(float)) <= kConvRowsMaxStridedA &&
+                       s.w_out >= kConvRowsMinStridedWidth;
   return khw > 1 && (few || strided) && s.w_out >= 16 && (s.stride_w == 1 || s.stride_w == 2);
 }
 

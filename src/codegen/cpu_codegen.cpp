@@ -606,19 +606,13 @@ public:
         if (v) g_.inside.insert(v);
   }
 
-  // The MaxPool that ends a Conv kernel (fusion's FuseOptions::max_pool_tail), or null.
-  const Node* max_pool_tail() const {
-    const Node* last = k_.nodes.back();
-    return k_.anchor && last != k_.anchor && last->op == "MaxPool" ? last : nullptr;
-  }
-
   // The epilogue: the kernel's nodes after the anchor that depend on its value, in order (a
   // MaxPool tail left out).
   std::vector<const Node*> epilogue_chain() const {
     std::set<const Value*> derived{k_.anchor->outputs[0]};
     std::vector<const Node*> chain;
     auto at = std::find(k_.nodes.begin(), k_.nodes.end(), k_.anchor);
-    auto end = max_pool_tail() ? k_.nodes.end() - 1 : k_.nodes.end();
+    auto end = max_pool_tail(k_) ? k_.nodes.end() - 1 : k_.nodes.end();
     for (auto it = at + 1; it != end; ++it) {
       bool depends = false;
       for (const Value* in : (*it)->inputs)
@@ -832,7 +826,7 @@ private:
       extra.push_back({g_.value(n.inputs[2]), {"i[1]"}});
       post = "(v + @0)";
     }
-    if (const Node* pool = max_pool_tail()) {
+    if (const Node* pool = max_pool_tail(k_)) {
       // The epilogue chain stored into a row buffer, pooled from there (conv_max_pool.h).
       const std::optional<std::string> ps = pool_shape(*pool);
       if (!ps || flat) return std::nullopt;
@@ -1042,9 +1036,9 @@ private:
 
 std::optional<std::string> generate_kernel(const Kernel& k, const StorageMap& storage,
                                            std::string& defs, int& counter) {
-  const bool pool_tail = k.anchor && k.anchor->op == "Conv" && k.nodes.back()->op == "MaxPool";
+  const Node* pool = max_pool_tail(k);
   for (const Node* n : k.nodes)
-    if (n != k.anchor && !(pool_tail && n == k.nodes.back())) {
+    if (n != k.anchor && n != pool) {
       std::vector<std::string> probe(n->inputs.size(), "x");
       if (!is_fusible_elementwise(*n) || !elementwise_expr(*n, probe)) return std::nullopt;
     }

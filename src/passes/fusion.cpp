@@ -315,6 +315,12 @@ KernelGraph fuse(const Graph& g, const FuseOptions& options) {
   return Fuser(g, options).run();
 }
 
+const Node* max_pool_tail(const Kernel& k) {
+  if (!k.anchor || k.anchor->op != "Conv" || k.nodes.empty()) return nullptr;
+  const Node* last = k.nodes.back();
+  return last != k.anchor && last->op == "MaxPool" ? last : nullptr;
+}
+
 std::string print_kernel_graph(const KernelGraph& kg) {
   std::ostringstream os;
   for (const Step& s : kg.steps) {

@@ -20,6 +20,10 @@ struct FuseOptions {
 
 KernelGraph fuse(const Graph& g, const FuseOptions& options = {});
 
+// The MaxPool that fusion put at the end of Conv kernel k (FuseOptions::max_pool_tail), or
+// null.
+const Node* max_pool_tail(const Kernel& k);
+
 // Whether fusion treats `node` as elementwise: the op table's elementwise ops, and
 // inference-mode BatchNormalization (its parameters broadcast along the channel axis).
 bool is_fusible_elementwise(const Node& node);

@@ -1,17 +1,16 @@
 // Buffers first (graph inputs, outputs, constants, then every other physical value a step
-// touches), then one step per kernel or copy in execution order, each with its generated
-// function or, when the cpu code generator has no code for it, its nodes for the reference
-// interpreter.
+// touches), then one step per kernel or copy in execution order, each kernel step with the
+// access of every value it touches; kernels and copies the target has no code for become
+// interpreter steps.
 #include "lower/lower.h"
 
 #include <algorithm>
 #include <functional>
 #include <sstream>
 
-#include "codegen/cpu_codegen.h"
-#include "codegen/elementwise_expr.h"
 #include "ops/movement_bytes.h"
-#include "support/error.h"
+#include "passes/fusion.h"
+#include "vtc/error.h"
 
 namespace vtc {
 
@@ -29,10 +28,70 @@ const char* buffer_role_name(BufferRole r) {
   return "?";
 }
 
+const char* access_kind_name(AccessKind k) {
+  switch (k) {
+  case AccessKind::physical:
+    return "physical";
+  case AccessKind::mapped:
+    return "mapped";
+  case AccessKind::prologue:
+    return "prologue";
+  case AccessKind::epilogue:
+    return "epilogue";
+  }
+  return "?";
+}
+
+const char* step_kind_name(StepKind k) {
+  switch (k) {
+  case StepKind::kernel:
+    return "kernel";
+  case StepKind::copy:
+    return "copy";
+  case StepKind::constant_output:
+    return "constant";
+  case StepKind::interpreter:
+    return "interpreter";
+  }
+  return "?";
+}
+
 int Program::find_buffer(const std::string& name) const {
   for (size_t i = 0; i < buffers.size(); ++i)
     if (buffers[i].name == name) return int(i);
   return -1;
+}
+
+std::string print_program(const Program& p) {
+  std::ostringstream os;
+  os << "program strategy " << p.strategy << "\n";
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    const BufferInfo& b = p.buffers[i];
+    os << "  buffer " << i << " " << buffer_role_name(b.role) << " '" << b.name << "' "
+       << type_str(b.type);
+    if (b.alias_of >= 0) os << " aliases " << b.alias_of;
+    os << "\n";
+  }
+  for (size_t s = 0; s < p.steps.size(); ++s) {
+    const StepInfo& step = p.steps[s];
+    os << "  step " << s << " " << step_kind_name(step.kind) << " " << step.name << " reads [";
+    for (size_t k = 0; k < step.reads.size(); ++k)
+      os << (k ? "," : "") << step.reads[k];
+    os << "] writes [";
+    for (size_t k = 0; k < step.writes.size(); ++k)
+      os << (k ? "," : "") << step.writes[k];
+    os << "]\n";
+    for (const OperandAccess& a : step.operands) {
+      os << "    " << access_kind_name(a.kind) << " '" << a.value->name << "'";
+      if (a.kind == AccessKind::physical) os << " buffer " << a.buffer;
+      if (a.kind == AccessKind::mapped) os << " " << to_string(*a.mapping);
+      if (a.kind == AccessKind::prologue) os << " by " << a.producer->op;
+      for (const Node* n : a.chain)
+        os << " then " << n->op;
+      os << "\n";
+    }
+  }
+  return os.str();
 }
 
 namespace {
@@ -41,7 +100,7 @@ class Lowerer {
 public:
   Lowerer(const Graph& g, const KernelGraph& kg, const StorageDecision& d, const LowerOptions& o)
       : g_(g), kg_(kg), d_(d), o_(o) {
-    storage_.virtual_values = d.virtual_values;
+    p_.storage.virtual_values = d.virtual_values;
   }
 
   Program run() {
@@ -51,30 +110,22 @@ public:
     for (const Value* v : g_.outputs)
       p_.outputs.push_back(buffer(v, BufferRole::output));
     alias_donated_outputs();
-    std::string defs, bodies;
-    constant_outputs(bodies);
-    int counter = 0;
+    constant_outputs();
     for (const Step& s : d_.steps.empty() ? kg_.steps : d_.steps) {
       if (s.is_kernel) {
-        kernel_step(kg_.kernels[size_t(s.index)], defs, bodies, counter);
+        kernel_step(kg_.kernels[size_t(s.index)]);
       } else {
         const Node* n = kg_.movement[size_t(s.index)];
-        if (!d_.eliminated.count(n)) copy_step(*n, defs, bodies, counter);
+        if (!d_.eliminated.count(n)) copy_step(*n);
       }
     }
-    std::string preamble = kPreamble;
-    if (uses_openblas_) {
-      preamble += "#include \"blas.h\"\n";
-      p_.libraries.push_back("openblas");
-    }
-    p_.source = preamble + "\nnamespace {\n" + defs + "} // namespace\n\n" + bodies;
     return std::move(p_);
   }
 
 private:
   int buffer(const Value* v, BufferRole role) {
-    auto it = storage_.buffer_of.find(v);
-    if (it != storage_.buffer_of.end()) return it->second;
+    auto it = p_.storage.buffer_of.find(v);
+    if (it != p_.storage.buffer_of.end()) return it->second;
     BufferInfo b;
     b.name = v->name;
     b.type = v->type;
@@ -82,9 +133,11 @@ private:
     b.value = v;
     p_.buffers.push_back(b);
     int id = int(p_.buffers.size()) - 1;
-    storage_.buffer_of[v] = id;
+    p_.storage.buffer_of[v] = id;
     return id;
   }
+
+  bool is_virtual(const Value* v) const { return d_.virtual_values.count(v) != 0; }
 
   // Ids of the buffers a step reads or writes for value v: its own, or its bases' when virtual.
   void touch(const Value* v, std::vector<int>& ids) {
@@ -124,9 +177,10 @@ private:
   // A donated input updated in place by a scatter whose result is a graph output shares that
   // output's buffer.
   void alias_donated_outputs() {
+    const auto& buffer_of = p_.storage.buffer_of;
     if (!d_.aliases.empty()) {
       for (const auto& [out, in] : d_.aliases)
-        p_.buffers[size_t(storage_.buffer_of.at(out))].alias_of = storage_.buffer_of.at(in);
+        p_.buffers[size_t(buffer_of.at(out))].alias_of = buffer_of.at(in);
       return;
     }
     for (const auto& n : g_.nodes()) {
@@ -135,13 +189,13 @@ private:
       const Value* out = n->output(0);
       if (!data || !out || !data->is_graph_input || !out->is_graph_output) continue;
       if (!o_.donated.count(data->name)) continue;
-      int in_id = storage_.buffer_of.at(data), out_id = storage_.buffer_of.at(out);
+      int in_id = buffer_of.at(data), out_id = buffer_of.at(out);
       p_.buffers[size_t(out_id)].alias_of = in_id;
     }
   }
 
   // A graph output folded to a constant: a step copies the constant into the output buffer.
-  void constant_outputs(std::string& bodies) {
+  void constant_outputs() {
     for (const Value* v : g_.outputs) {
       if (!v->constant) continue;
       BufferInfo c;
@@ -150,22 +204,64 @@ private:
       c.role = BufferRole::constant;
       c.value = v;
       p_.buffers.push_back(c);
-      int from = int(p_.buffers.size()) - 1, to = storage_.buffer_of.at(v);
+      int from = int(p_.buffers.size()) - 1, to = p_.storage.buffer_of.at(v);
       StepInfo s;
       s.name = "constant output '" + v->name + "'";
-      s.entry = "vtc_step_" + std::to_string(p_.steps.size());
+      s.kind = StepKind::constant_output;
       s.reads = {from};
       s.writes = {to};
       s.bytes = 2 * int64_t(v->type.nbytes());
-      bodies += "extern \"C\" void " + s.entry +
-                "(void* const* buf, void* packs) {\n  std::memcpy(buf[" + std::to_string(to) +
-                "], buf[" + std::to_string(from) + "], " + std::to_string(v->type.nbytes()) +
-                ");\n}\n\n";
       p_.steps.push_back(std::move(s));
     }
   }
 
-  void kernel_step(const Kernel& k, std::string& defs, std::string& bodies, int& counter) {
+  OperandAccess stored_access(const Value* v) {
+    OperandAccess a;
+    a.value = v;
+    auto it = d_.virtual_values.find(v);
+    if (it != d_.virtual_values.end()) {
+      a.kind = AccessKind::mapped;
+      a.mapping = it->second;
+    } else {
+      a.buffer = buffer(v, BufferRole::intermediate);
+    }
+    return a;
+  }
+
+  // Every value kernel k reads or writes, with its access: memory operands physical or mapped,
+  // values its fused nodes compute before the anchor as prologues, and the anchor's result as
+  // an epilogue when a chain follows it.
+  std::vector<OperandAccess> kernel_operands(const Kernel& k) {
+    std::vector<OperandAccess> ops;
+    for (const Value* v : k.inputs)
+      ops.push_back(stored_access(v));
+    for (const Node* n : k.nodes) {
+      if (n == k.anchor || n == max_pool_tail(k)) continue;
+      const Value* out = n->outputs[0];
+      bool before_anchor = k.anchor && std::find(k.nodes.begin(), k.nodes.end(), n) <
+                                           std::find(k.nodes.begin(), k.nodes.end(), k.anchor);
+      if (!k.anchor || before_anchor) {
+        OperandAccess a;
+        a.value = out;
+        a.kind = AccessKind::prologue;
+        a.producer = n;
+        ops.push_back(std::move(a));
+      }
+    }
+    std::vector<const Node*> chain = epilogue_chain(k);
+    if (!chain.empty()) {
+      OperandAccess a;
+      a.value = k.anchor->outputs[0];
+      a.kind = AccessKind::epilogue;
+      a.chain = chain;
+      ops.push_back(std::move(a));
+    }
+    for (const Value* v : k.outputs)
+      ops.push_back(stored_access(v));
+    return ops;
+  }
+
+  void kernel_step(const Kernel& k) {
     StepInfo s;
     std::ostringstream name;
     name << k.name << " " << kernel_kind_name(k.kind);
@@ -182,27 +278,24 @@ private:
       s.bytes += int64_t(v->type.nbytes());
     for (const Value* v : k.outputs)
       s.bytes += int64_t(v->type.nbytes());
-    std::optional<std::string> body;
-    bool operands_physical = true;
-    for (const Value* v : k.inputs)
-      operands_physical &= !d_.virtual_values.count(v);
-    for (const Value* v : k.outputs)
-      operands_physical &= !d_.virtual_values.count(v);
-    body = generate_kernel(k, storage_, defs, counter);
-    if (body) {
-      uses_openblas_ = uses_openblas_ || k.impl == KernelImpl::openblas_sgemm;
-      s.entry = "vtc_step_" + std::to_string(p_.steps.size());
-      bodies +=
-          "extern \"C\" void " + s.entry + "(void* const* buf, void* packs) {\n" + *body + "}\n\n";
+    if (!o_.generates_kernel || o_.generates_kernel(k)) {
+      s.kind = StepKind::kernel;
+      s.kernel = k;
+      s.operands = kernel_operands(k);
     } else {
-      VTC_CHECK(operands_physical)
-          << s.name << ": runs on the reference interpreter, so its operands must be physical";
+      for (const Value* v : k.inputs)
+        VTC_CHECK(!is_virtual(v))
+            << s.name << ": runs on the reference interpreter, so its operands must be physical";
+      for (const Value* v : k.outputs)
+        VTC_CHECK(!is_virtual(v))
+            << s.name << ": runs on the reference interpreter, so its operands must be physical";
+      s.kind = StepKind::interpreter;
       s.fallback.assign(k.nodes.begin(), k.nodes.end());
     }
     p_.steps.push_back(std::move(s));
   }
 
-  void copy_step(const Node& n, std::string& defs, std::string& bodies, int& counter) {
+  void copy_step(const Node& n) {
     StepInfo s;
     s.name = "copy " + n.op + " '" + n.name + "'";
     s.is_copy = true;
@@ -211,20 +304,19 @@ private:
     for (const Value* v : n.outputs)
       touch(v, s.writes);
     s.bytes = data_movement_bytes(n);
-    try {
-      std::string body = generate_copy(n, storage_, defs, counter);
-      s.entry = "vtc_step_" + std::to_string(p_.steps.size());
-      bodies +=
-          "extern \"C\" void " + s.entry + "(void* const* buf, void* packs) {\n" + body + "}\n\n";
-    } catch (const Error& e) {
+    if (!o_.generates_copy || o_.generates_copy(n)) {
+      s.kind = StepKind::copy;
+      s.node = &n;
+    } else {
       // No mapping for this node (a run-time pad value, a reducing scatter): the reference
       // interpreter runs it, on physical operands.
       for (const Value* v : n.inputs)
-        VTC_CHECK(!v || !d_.virtual_values.count(v))
-            << s.name << ": has no cpu code (" << e.what() << ") and reads a virtual tensor";
+        VTC_CHECK(!v || !is_virtual(v))
+            << s.name << ": has no generated code and reads a virtual tensor";
       for (const Value* v : n.outputs)
-        VTC_CHECK(!v || !d_.virtual_values.count(v))
-            << s.name << ": has no cpu code (" << e.what() << ") and writes a virtual tensor";
+        VTC_CHECK(!v || !is_virtual(v))
+            << s.name << ": has no generated code and writes a virtual tensor";
+      s.kind = StepKind::interpreter;
       s.fallback = {&n};
     }
     p_.steps.push_back(std::move(s));
@@ -235,8 +327,6 @@ private:
   const StorageDecision& d_;
   const LowerOptions& o_;
   Program p_;
-  StorageMap storage_;
-  bool uses_openblas_ = false;
 };
 
 } // namespace

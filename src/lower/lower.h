@@ -1,8 +1,11 @@
 // Lowering: from a fused KernelGraph and a storage decision (which values are virtual, and
-// through which mapping onto physical values) to a Program for the cpu target — buffers for
-// physical values only, one step per kernel or remaining copy, and the generated C++.
+// through which mapping onto physical values) to a Program — buffers for physical values only,
+// one step per kernel or remaining copy, and for each kernel step how it accesses every value
+// it touches. Data only: no code is generated here, so a strategy search can lower and plan
+// memory for each candidate cheaply.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -30,6 +33,10 @@ struct LowerOptions {
   // Graph inputs the caller donates: their buffers may be reused for the graph output that
   // updates them in place (a ScatterND/ScatterElements of the input that is a graph output).
   std::set<std::string> donated;
+  // Whether the target generates code for a kernel or a remaining copy; the others run on the
+  // reference interpreter (their operands must then be physical). Unset: every one.
+  std::function<bool(const Kernel&)> generates_kernel;
+  std::function<bool(const Node&)> generates_copy;
 };
 
 Program lower_program(const Graph& g, const KernelGraph& kg, const StorageDecision& decision,

@@ -1,12 +1,10 @@
-// A Program: a model lowered for a compiled target. Physical buffers (inputs, outputs,
-// constants, intermediates — virtual tensors have none), the steps that run in order (each a
-// generated function, or a node the reference interpreter runs on physical operands), and
-// the generated C++ translation unit that defines the step functions.
-//
-// Every generated step function has the signature
-//   extern "C" void <entry>(void* const* buffers, void* packs);
-// where packs is the executor's kernels::ConstantPacks (constant operands packed once), and
-// buffers[i] is the address of buffer i (nullptr never occurs at run time).
+// A Program: a model lowered for a compiled target, as data only. Physical buffers (inputs,
+// outputs, constants, intermediates — virtual tensors have none), the storage of every value
+// (its buffer, or its mapping onto physical values), and the steps that run in order: a
+// kernel with each operand's access described, a data-movement node that stays a copy, a
+// constant copied into a graph output, or nodes the reference interpreter runs on physical
+// operands. A target's code generator turns a Program into a translation unit
+// (codegen/translation_unit.h); the memory planner needs only buffers and steps.
 #pragma once
 
 #include <map>
@@ -15,6 +13,8 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "mapping/mapping.h"
+#include "passes/kernel_graph.h"
 
 namespace vtc {
 
@@ -29,11 +29,47 @@ struct BufferInfo {
   int alias_of = -1;            // an output aliased to a donated input's buffer (that input's id)
 };
 
+// Where each value lives: physical values in a buffer, virtual ones through a mapping onto
+// physical values (bases are value_base(Value*)).
+struct StorageMap {
+  std::map<const Value*, int> buffer_of;
+  std::map<const Value*, Mapping> virtual_values;
+};
+
+// How a kernel touches one value.
+enum class AccessKind {
+  physical, // dense in its own buffer
+  mapped,   // a virtual tensor: read or written through its mapping onto physical values
+  prologue, // computed inside the kernel by a fused elementwise node, never in memory
+  epilogue, // the anchor's result, passed through a fused chain before it is stored
+};
+const char* access_kind_name(AccessKind k);
+
+struct OperandAccess {
+  const Value* value = nullptr;
+  AccessKind kind = AccessKind::physical;
+  int buffer = -1;                // physical: the value's buffer
+  std::optional<Mapping> mapping; // mapped: onto physical values
+  const Node* producer = nullptr; // prologue: the fused node computing it
+  std::vector<const Node*> chain; // epilogue: the fused nodes applied before the store, in order
+};
+
+enum class StepKind {
+  kernel,          // a fused compute kernel
+  copy,            // a data-movement node that stayed physical
+  constant_output, // a graph output folded to a constant, copied from its constant buffer
+  interpreter,     // nodes run by the reference interpreter on physical operands
+};
+const char* step_kind_name(StepKind k);
+
 struct StepInfo {
-  std::string name;  // "k3 gemm [MatMul 'proj']" or "copy Transpose 't'"
-  std::string entry; // generated function name; empty for a fallback step
-  // When not empty, the step runs these nodes on the reference interpreter instead (in order;
-  // values they produce that have no buffer live only during the step).
+  std::string name; // "k3 gemm [MatMul 'proj']" or "copy Transpose 't'"
+  StepKind kind = StepKind::kernel;
+  std::optional<Kernel> kernel;        // kernel steps
+  const Node* node = nullptr;          // copy steps
+  std::vector<OperandAccess> operands; // kernel steps: every value it reads or writes
+  // Interpreter steps: these nodes in order (values they produce that have no buffer live
+  // only during the step).
   std::vector<const Node*> fallback;
   bool is_copy = false;    // a data-movement node that stayed physical
   std::vector<int> reads;  // buffer ids
@@ -45,15 +81,16 @@ struct StepInfo {
 struct Program {
   std::vector<BufferInfo> buffers;
   std::vector<StepInfo> steps;
-  std::string source;       // the generated C++ translation unit
+  StorageMap storage;
   std::vector<int> inputs;  // buffer ids of the graph inputs, in graph order
   std::vector<int> outputs; // buffer ids of the graph outputs, in graph order
   std::string strategy;     // name of the strategy that produced it
-  // Libraries the generated translation unit calls (linked as -l<name>): "openblas" when a
-  // kernel is a library kernel.
-  std::vector<std::string> libraries;
 
   int find_buffer(const std::string& name) const;
 };
+
+// The program as text: buffers, then each step with its operands' access (`vtc opt
+// --print-after=lower`).
+std::string print_program(const Program& p);
 
 } // namespace vtc

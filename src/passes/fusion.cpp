@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "ops/op_registry.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 
@@ -319,6 +319,23 @@ const Node* max_pool_tail(const Kernel& k) {
   if (!k.anchor || k.anchor->op != "Conv" || k.nodes.empty()) return nullptr;
   const Node* last = k.nodes.back();
   return last != k.anchor && last->op == "MaxPool" ? last : nullptr;
+}
+
+std::vector<const Node*> epilogue_chain(const Kernel& k) {
+  if (!k.anchor) return {};
+  std::set<const Value*> derived{k.anchor->outputs[0]};
+  std::vector<const Node*> chain;
+  auto at = std::find(k.nodes.begin(), k.nodes.end(), k.anchor);
+  auto end = max_pool_tail(k) ? k.nodes.end() - 1 : k.nodes.end();
+  for (auto it = at + 1; it != end; ++it) {
+    bool depends = false;
+    for (const Value* in : (*it)->inputs)
+      depends = depends || derived.count(in);
+    if (!depends) continue;
+    chain.push_back(*it);
+    derived.insert((*it)->outputs[0]);
+  }
+  return chain;
 }
 
 std::string print_kernel_graph(const KernelGraph& kg) {

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "passes/kernel_graph.h"
 
@@ -23,6 +24,10 @@ KernelGraph fuse(const Graph& g, const FuseOptions& options = {});
 // The MaxPool that fusion put at the end of Conv kernel k (FuseOptions::max_pool_tail), or
 // null.
 const Node* max_pool_tail(const Kernel& k);
+
+// The epilogue of kernel k: its nodes after the anchor that depend on the anchor's value, in
+// order (a MaxPool tail left out). Empty for an elementwise kernel.
+std::vector<const Node*> epilogue_chain(const Kernel& k);
 
 // Whether fusion treats `node` as elementwise: the op table's elementwise ops, and
 // inference-mode BatchNormalization (its parameters broadcast along the channel axis).

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/dtype.h"
+#include "vtc/dtype.h"
 
 namespace vtc {
 

@@ -1,7 +1,7 @@
 // The public C++ API of vtc: load an ONNX model into a Session, which imports, lowers and
 // compiles it once, then run it any number of times on named tensors.
 //
-//   vtc::Options options;                       // target "cpu", strategy "greedy"
+//   vtc::Options options;                       // target cpu, strategy greedy
 //   options.donate = {"past_k", "past_v"};      // KV cache updated in place
 //   vtc::Session session("llama.onnx", options);
 //   session.run({{"x", vtc::TensorView::of(x)}, ...},       // inputs, zero-copy
@@ -22,28 +22,16 @@
 #include <string>
 #include <vector>
 
-#include "ir/dtype.h"
-#include "ir/tensor.h"
-#include "support/error.h"
+#include "vtc/dtype.h"
+#include "vtc/error.h"
+#include "vtc/options.h"
+#include "vtc/tensor.h"
 
 namespace vtc {
 
 class Graph;
 struct Program;
-
-// The one options struct that the CLI and the API both fill.
-struct Options {
-  std::string target = "cpu";      // "cpu" (compiled) or "ref" (the reference interpreter)
-  std::string strategy = "greedy"; // "none" | "type1" | "greedy" (which tensors go virtual)
-  std::vector<std::string> donate; // graph inputs whose buffers the program may overwrite
-  std::string cache_dir;           // compiled-kernel cache; empty: the JIT's default
-  std::string source_dir;          // tree holding kernels/cpu; empty: the one vtc was built from
-  bool verbose = false;            // progress of lowering and compiling on stderr
-  int threads = 0;                 // threads for kernels; 0: the OpenMP default (all cores)
-  // f32 matrix products on OpenBLAS instead of vtc's template (their operands then stay
-  // physical): "auto" where measured faster, "never", or "always" where OpenBLAS can.
-  std::string library = "auto";
-};
+struct TranslationUnit;
 
 // A tensor the caller owns: element type, shape and the address of dense row-major data.
 struct TensorView {
@@ -73,8 +61,11 @@ public:
   // Imports, canonicalises, lowers and compiles `model_path` (an ONNX file).
   Session(const std::string& model_path, Options options = {});
   // Compiles an already lowered program of `graph` (which it keeps): for tools and tests
-  // that build a Program by other means. `options.target` must be "cpu".
+  // that build a Program by other means. `options.target` must compile (cpu).
   Session(std::unique_ptr<Graph> graph, Program program, Options options = {});
+  // The same with its translation unit given (one entry point per step) instead of generated.
+  Session(std::unique_ptr<Graph> graph, Program program, TranslationUnit unit,
+          Options options = {});
   ~Session();
   Session(Session&&) noexcept;
   Session& operator=(Session&&) noexcept;
@@ -90,20 +81,22 @@ public:
   // Allocates the outputs and never modifies `inputs` (donated inputs are copied first).
   HostTensorMap run(const HostTensorMap& inputs);
 
-  // Bytes of the intermediate arena (0 for target "ref", which plans no memory).
+  // Bytes of the intermediate arena (0 for target ref, which plans no memory).
   int64_t peak_bytes() const;
   // Bytes of the model's constants (weights).
   int64_t constant_bytes() const;
-  // Seconds spent in each step of program() in the last run (empty for target "ref").
+  // Seconds spent in each step of program() in the last run (empty for target ref).
   const std::vector<double>& last_step_times() const;
   // Seconds the JIT compiler ran (0 when the shared object came from the cache).
   double compile_seconds() const;
   // The number of threads kernels run on (Options::threads, or the OpenMP default).
   int threads() const;
 
-  bool has_program() const; // false for target "ref"
-  // The lowered program (buffers, steps, generated source); throws for target "ref".
+  bool has_program() const; // false for target ref
+  // The lowered program (buffers, steps, operand access); throws for target ref.
   const Program& program() const;
+  // Its translation unit (generated source, entry points, libraries); throws for target ref.
+  const TranslationUnit& translation_unit() const;
   const Graph& graph() const;
   const Options& options() const;
 

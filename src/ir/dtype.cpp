@@ -1,8 +1,8 @@
 // Element type names, sizes and the half / bfloat16 conversions.
-#include "ir/dtype.h"
+#include "vtc/dtype.h"
 
 #include "kernels/cpu/scalar_types.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

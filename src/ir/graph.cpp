@@ -5,7 +5,7 @@
 #include <set>
 #include <sstream>
 
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "ir/tensor.h"
+#include "vtc/tensor.h"
 
 namespace vtc {
 

@@ -1,10 +1,10 @@
 // Tensor storage and generic element access.
-#include "ir/tensor.h"
+#include "vtc/tensor.h"
 
 #include <cmath>
 #include <sstream>
 
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

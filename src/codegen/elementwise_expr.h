@@ -1,7 +1,7 @@
 // C++ expressions for the elementwise ops a fused kernel computes in its prologues and
 // epilogues, over operand expressions already converted to compute values (float, double
-// for f64, int64 for integers and bool). The helpers they call are in kPreamble, which
-// every generated translation unit starts with.
+// for f64, int64 for integers and bool). The helpers they call are in the dialect's
+// preamble (cpu_dialect.cpp), which every generated translation unit starts with.
 #pragma once
 
 #include <optional>
@@ -18,7 +18,7 @@ const char* cpp_storage_type(DType t);
 // The expression computing `node`'s output from `args` (one per present input, in order),
 // or nullopt when the CPU code generator has no expression for this op or attribute.
 std::optional<std::string> elementwise_expr(const Node& node, const std::vector<std::string>& args);
-
-extern const char* const kPreamble;
+// Whether elementwise_expr has an expression for `node` (its op and attributes).
+bool has_elementwise_expr(const Node& node);
 
 } // namespace vtc

@@ -7,7 +7,7 @@
 
 #include <optional>
 
-#include "ir/tensor.h"
+#include "vtc/tensor.h"
 #include "mapping/mapping.h"
 
 namespace vtc {

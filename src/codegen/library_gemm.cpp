@@ -83,10 +83,10 @@ LibraryGemm gemm_form(const Node& n) {
 
 std::string offsets_array(const std::string& name, const std::vector<int64_t>& offsets) {
   if (std::all_of(offsets.begin(), offsets.end(), [](int64_t o) { return o == 0; })) return "";
-  std::string s = "    static const int64_t " + name + "[] = {";
+  std::string s = "static const int64_t " + name + "[] = {";
   for (size_t i = 0; i < offsets.size(); ++i)
     s += (i ? ", " : "") + std::to_string(offsets[i]);
-  return s + "};\n";
+  return s + "};";
 }
 
 } // namespace
@@ -114,15 +114,27 @@ std::optional<LibraryGemm> library_gemm_form(const Kernel& k) {
   return g;
 }
 
-std::string library_gemm_call(const LibraryGemm& g, const std::string& a, const std::string& b,
-                              const std::string& c) {
+KernelCall library_gemm_call(const LibraryGemm& g, const std::string& a, const std::string& b,
+                             const std::string& c) {
+  KernelCall call;
+  call.function = "blas_sgemm_batched";
+  call.block = true;
   std::string a_offsets = offsets_array("a_offsets", g.a_offsets);
   std::string b_offsets = offsets_array("b_offsets", g.b_offsets);
-  return "  {\n" + a_offsets + b_offsets + "    blas_sgemm_batched(" +
-         (g.trans_a ? "true" : "false") + ", " + (g.trans_b ? "true" : "false") + ", " +
-         std::to_string(g.batch) + ", " + std::to_string(g.M) + ", " + std::to_string(g.N) + ", " +
-         std::to_string(g.K) + ", " + a + ", " + (a_offsets.empty() ? "nullptr" : "a_offsets") +
-         ", " + b + ", " + (b_offsets.empty() ? "nullptr" : "b_offsets") + ", " + c + ");\n  }\n";
+  for (const std::string& local : {a_offsets, b_offsets})
+    if (!local.empty()) call.locals.push_back(local);
+  call.args = {g.trans_a ? "true" : "false",
+               g.trans_b ? "true" : "false",
+               std::to_string(g.batch),
+               std::to_string(g.M),
+               std::to_string(g.N),
+               std::to_string(g.K),
+               a,
+               a_offsets.empty() ? "nullptr" : "a_offsets",
+               b,
+               b_offsets.empty() ? "nullptr" : "b_offsets",
+               c};
+  return call;
 }
 
 } // namespace vtc

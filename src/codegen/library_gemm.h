@@ -12,10 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "codegen/gemm_library_rule.h"
+#include "codegen/kernel_call.h"
 #include "passes/kernel_graph.h"
 
 namespace vtc {
+
+// The shape of a matrix product as a library sees it.
+struct GemmShape {
+  int64_t batch = 1, M = 0, N = 0, K = 0;
+  int64_t folded = 1;
+};
 
 struct LibraryGemm {
   const Value* a = nullptr;   // op(A) is [M, K]: A is stored [M, K], or [K, M] when trans_a
@@ -35,9 +41,9 @@ struct LibraryGemm {
 // The form of kernel k, or nullopt when OpenBLAS cannot compute it.
 std::optional<LibraryGemm> library_gemm_form(const Kernel& k);
 
-// Statements computing the product of `g` into the dense output: `a`, `b` and `c` are C++
+// The call computing the product of `g` into the dense output: `a`, `b` and `c` are C++
 // expressions of type float* for the buffers of g.a, g.b and g.out (kernels/cpu/blas.h).
-std::string library_gemm_call(const LibraryGemm& g, const std::string& a, const std::string& b,
-                              const std::string& c);
+KernelCall library_gemm_call(const LibraryGemm& g, const std::string& a, const std::string& b,
+                             const std::string& c);
 
 } // namespace vtc

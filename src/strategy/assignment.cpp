@@ -10,7 +10,7 @@
 #include <set>
 
 #include "mapping/compose.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

@@ -9,28 +9,9 @@
 #include <fmt/core.h>
 
 #include "strategy/assignment.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
-
-const char* strategy_kind_name(StrategyKind k) {
-  switch (k) {
-  case StrategyKind::none:
-    return "none";
-  case StrategyKind::type1:
-    return "type1";
-  case StrategyKind::greedy:
-    return "greedy";
-  }
-  return "?";
-}
-
-std::optional<StrategyKind> parse_strategy_kind(std::string_view s) {
-  if (s == "none") return StrategyKind::none;
-  if (s == "type1" || s == "all-type-1") return StrategyKind::type1;
-  if (s == "greedy") return StrategyKind::greedy;
-  return std::nullopt;
-}
 
 Operand Strategy::operand(const Value* v) const {
   int t = vtog->tensor_of(v);

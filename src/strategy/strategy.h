@@ -25,15 +25,11 @@
 #include "strategy/cost_model.h"
 #include "strategy/greedy.h"
 #include "strategy/vtog.h"
+#include "vtc/options.h"
 
 namespace vtc {
 
 class Strategy;
-
-enum class StrategyKind { none, type1, greedy };
-const char* strategy_kind_name(StrategyKind k);
-// "none", "type1" (also "all-type-1"), "greedy"; nullopt otherwise.
-std::optional<StrategyKind> parse_strategy_kind(std::string_view s);
 
 struct StrategyOptions {
   StrategyKind kind = StrategyKind::greedy;

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "mapping/rules.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

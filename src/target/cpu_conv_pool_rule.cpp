@@ -1,7 +1,7 @@
 // The pairs fused are the ones the fused kernel runs fast: its convolution rows come from
 // conv_rows.h's row kernel, which exists for AVX-512 only. A pair the rule turns down runs as
 // two kernels, the convolution's output written and read back.
-#include "codegen/conv_max_pool_rule.h"
+#include "target/cpu_conv_pool_rule.h"
 
 #include "kernels/cpu/conv_shape.h"
 

@@ -54,7 +54,7 @@
 // more or a B of at least 2048 x 2048; and 5 to 24 rows against a B of at least 2048 x 2048
 // (the template's packed path does not amortise packing B over so few rows). Everywhere else
 // the template is as fast or faster, and it can read virtual operands.
-#include "codegen/gemm_library_rule.h"
+#include "target/cpu_gemm_rule.h"
 
 namespace vtc {
 

@@ -1,21 +1,14 @@
 // The per-kernel choice between templates and OpenBLAS, and its report.
-#include "codegen/kernel_choice.h"
+#include "target/cpu_kernel_choice.h"
 
 #include <fmt/core.h>
 
-#include "codegen/cpu_codegen.h"
-#include "codegen/gemm_library_rule.h"
+#include "codegen/kernel_call.h"
+#include "target/cpu_gemm_rule.h"
 #include "codegen/library_gemm.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
-
-std::optional<LibraryMode> parse_library_mode(std::string_view s) {
-  if (s == "auto") return LibraryMode::automatic;
-  if (s == "never") return LibraryMode::never;
-  if (s == "always") return LibraryMode::always;
-  return std::nullopt;
-}
 
 bool openblas_available() {
   return VTC_OPENBLAS;
@@ -31,7 +24,7 @@ void choose_kernel_impls(KernelGraph& kg, LibraryMode mode) {
     std::optional<LibraryGemm> g = library_gemm_form(k);
     // The epilogue runs as generated code: a kernel with an op the code generator has no
     // expression for stays on the reference interpreter.
-    if (!g || !can_generate_kernel(k)) continue;
+    if (!g || !generates_kernel(k)) continue;
     if (mode == LibraryMode::always || prefer_library_gemm(g->shape()))
       k.impl = KernelImpl::openblas_sgemm;
   }
@@ -51,7 +44,7 @@ std::string kernel_impl_text(const KernelGraph& kg) {
     for (size_t i = 0; i < k.nodes.size(); ++i)
       nodes += (i ? ", " : "") + k.nodes[i]->op + " '" + k.nodes[i]->name + "'";
     std::string what =
-        can_generate_kernel(k) ? kernel_impl_name(k.impl) : std::string("reference interpreter");
+        generates_kernel(k) ? kernel_impl_name(k.impl) : std::string("reference interpreter");
     if (std::optional<LibraryGemm> g = library_gemm_form(k))
       what = fmt::format("{:<15} {}M={} N={} K={}", what,
                          g->batch > 1 ? fmt::format("batch={} ", g->batch) : std::string(), g->M,

@@ -13,13 +13,9 @@
 #include <vector>
 
 #include "passes/kernel_graph.h"
-
+#include "vtc/options.h"
 namespace vtc {
 
-enum class LibraryMode { automatic, never, always };
-
-// "auto", "never", "always"; nullopt otherwise.
-std::optional<LibraryMode> parse_library_mode(std::string_view s);
 
 // Whether vtc was built where OpenBLAS is installed (the generated code then links it).
 bool openblas_available();

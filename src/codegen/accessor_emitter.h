@@ -1,0 +1,131 @@
+// Accessor emission: the structs a kernel template reads and writes through, generated from
+// the storage of each value (codegen of every target). Accessors come in four shapes, all
+// plain aggregates so the compiler sees every index computation whole:
+//   mapped   — a Mapping: one piece per guard, physical bases as raw pointers with constant
+//              strides (emit_offset), virtual bases as nested accessors;
+//   computed — a fused prologue value: f(operands at the broadcast index), rounded to its dtype;
+//   storing  — an epilogue chain ending in a store to the kernel's real output;
+//   view     — an index remapping (batch flattening, an axis moved last, a transpose).
+// The dialect supplies what differs per target (function qualifiers, whether run forms are
+// emitted); the accessor contract is kernels/common/accessor.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/dialect.h"
+#include "lower/program.h"
+#include "mapping/mapping.h"
+
+namespace vtc {
+
+// An emitted accessor: its type and the expression building it (which reads `buf`).
+struct Acc {
+  std::string type;
+  std::string init;
+  int rank = 0;
+};
+
+// One coordinate of an index an operand is read at: an expression over the result index `i`,
+// and the set of i's dimensions it involves (bit d for i[d]).
+struct IndexTerm {
+  std::string text;
+  uint64_t dims = 0;
+
+  static IndexTerm zero() { return {"0", 0}; }
+  static IndexTerm dim(int d) { return {"i[" + std::to_string(d) + "]", uint64_t(1) << d}; }
+  bool uses(int d) const { return (dims >> d) & 1; }
+  bool is_dim(int d) const { return dims == (uint64_t(1) << d) && text == dim(d).text; }
+};
+using IndexTerms = std::vector<IndexTerm>;
+
+// An operand of a computed value or an epilogue: its accessor and the index it is read at.
+struct ReadOperand {
+  Acc acc;
+  IndexTerms index;
+};
+
+// What a kernel applies to its accumulated value `v` before the epilogue chain (Gemm's alpha
+// and beta * C, a convolution's bias): an expression of v and the operands' values. Empty:
+// v itself.
+struct PostOp {
+  std::vector<ReadOperand> operands;
+  std::function<std::string(const std::vector<std::string>& operand_values)> expr;
+  bool identity() const { return !expr; }
+};
+
+// Indices of an operand of shape `in` read at index `i` of a result of rank `out_rank`, with
+// numpy broadcasting (size-1 dims read index 0).
+IndexTerms broadcast_index(const Shape& in, int out_rank);
+// Row-major unflattening of dimension `d` of the index over `dims`: one term per dim.
+IndexTerms unflatten(int d, const Shape& dims);
+// The index `operand` k of `node` is read at, for a result of rank `rank`: broadcast, except
+// BatchNormalization's parameters, which are per channel (i[1]).
+IndexTerms operand_index(const Node& node, size_t k, int rank);
+// "Index<R>{...}" of terms.
+std::string index_of(int rank, const IndexTerms& xs);
+// "Index<R>{d0, d1, ...}" of a shape.
+std::string shape_array(const Shape& s);
+// A double as a C++ literal that reads back exactly.
+std::string literal(double v);
+
+class AccessorEmitter {
+public:
+  AccessorEmitter(const StorageMap& storage, const Dialect& dialect, std::string& defs,
+                  int& counter)
+      : storage_(storage), dialect_(dialect), defs_(defs), counter_(counter) {}
+
+  // Values produced inside the kernel being generated (computed, not loaded).
+  std::set<const Value*> inside;
+
+  // While set to [h, w], the kernel being generated runs over its image planes flattened to
+  // one row (mapping/plane): values spanning the plane are read and written as [.., 1, h*w].
+  std::optional<std::pair<int64_t, int64_t>> flat_plane;
+
+  // The mapping of a value as stored: the identity on its buffer, or its virtual mapping.
+  Mapping storage_mapping(const Value* v) const;
+  // Its mapping seen over the flattened plane; nullopt when that is not worth it or possible.
+  std::optional<Mapping> flat_mapping(const Value* v) const;
+
+  // The accessor of a value as stored (over the flattened plane while one is set).
+  Acc stored(const Value* v);
+  Acc stored_as_is(const Value* v);
+  // The accessor a kernel reads a value through: computed when produced inside the kernel.
+  Acc value(const Value* v);
+
+  Acc mapped(const Mapping& m, DType dtype);
+  Acc computed(const Value* v);
+  Acc view(const Acc& inner, int rank, const IndexTerms& index, bool keeps_last);
+  // Stores through the epilogue chain `chain` (each node consumes the previous value), after
+  // `post` applied to the accumulated value and rounded to `first`'s dtype. `into`, when
+  // given, is where the chain's last value goes instead of its own storage.
+  Acc storing(const Value* first, const PostOp& post, const std::vector<const Node*>& chain,
+              const Acc* into = nullptr);
+
+  // The address of a physical value's buffer as `T*` (for library calls, which take dense
+  // operands only).
+  std::string buffer_address(const Value* v) const;
+  // The ConstantRef argument for a kernel operand: the program's packs and the buffer, when
+  // the value is a constant in a buffer of its own; a default ConstantRef otherwise.
+  std::string constant_ref(const Value* v) const;
+
+  const StorageMap& storage() const { return storage_; }
+
+private:
+  std::string fresh(const char* prefix) { return prefix + std::to_string(counter_++); }
+  void def(const std::string& s) { defs_ += s; }
+  // "VTC_HD " where the dialect qualifies functions, else "".
+  std::string q() const;
+
+  const StorageMap& storage_;
+  const Dialect& dialect_;
+  std::string& defs_;
+  int& counter_;
+};
+
+} // namespace vtc

@@ -1,0 +1,71 @@
+// The generic copy kernel (see copy_kernel.h): `copy(out, shape, in)` over the output's
+// index space, over image planes flattened to one row when both sides keep them contiguous.
+#include "codegen/copy_kernel.h"
+
+#include "codegen/flat_plane.h"
+#include "codegen/kernel_call.h"
+#include "mapping/rules.h"
+#include "vtc/error.h"
+
+namespace vtc {
+
+namespace {
+
+bool is_scatter(const Node& n) {
+  return n.op == "ScatterND" || n.op == "ScatterElements" || n.op == "Scatter";
+}
+
+} // namespace
+
+bool generates_copy(const Node& n) {
+  if (is_scatter(n)) {
+    if (n.attr_string("reduction", "none") != "none") return false;
+    RuleResult w = write_side(n);
+    return w.ok() && w.mappings.size() > 2 && w.mappings[2];
+  }
+  return read_side(n).ok();
+}
+
+std::string copy_body(const Node& n, AccessorEmitter& g) {
+  const StorageMap& storage = g.storage();
+  std::string s;
+  if (is_scatter(n)) {
+    VTC_CHECK(n.attr_string("reduction", "none") == "none")
+        << n.describe() << ": reductions run on the reference interpreter";
+    const Value* out = n.outputs[0];
+    const Value* data = n.inputs[0];
+    RuleResult w = write_side(n);
+    VTC_CHECK(w.ok() && w.mappings.size() > 2 && w.mappings[2])
+        << n.describe() << ": no write mapping for the updates: " << w.reason;
+    Acc o = g.stored(out), d = g.stored(data);
+    auto bo = storage.buffer_of.find(out), bd = storage.buffer_of.find(data);
+    const std::string copy = KernelCall{"copy", {}, {o.init, shape_array(out->type.shape), d.init}}.render();
+    if (bo != storage.buffer_of.end() && bd != storage.buffer_of.end())
+      s += "  if (buf[" + std::to_string(bo->second) + "] != buf[" + std::to_string(bd->second) +
+           "])\n  " + copy;
+    else
+      s += copy;
+    Acc target = g.mapped(*w.mappings[2], out->type.dtype);
+    s += KernelCall{"copy", {}, {target.init, shape_array(n.inputs[2]->type.shape), g.stored(n.inputs[2]).init}}.render();
+    return s;
+  }
+  RuleResult r = read_side(n);
+  VTC_CHECK(r.ok()) << n.describe() << ": no read mapping: " << r.reason;
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const Value* out = n.outputs[k];
+    if (!out || !r.mappings[k]) continue;
+    // Over the planes flattened to one row when both sides keep them contiguous.
+    const Shape& shape = out->type.shape;
+    const size_t rank = shape.size();
+    std::optional<Mapping> flat_in;
+    if (rank >= 2 && shape[rank - 2] > 1 && g.flat_mapping(out))
+      flat_in = flatten_plane(*r.mappings[k], value_base(out), int64_t(dtype_size(out->type.dtype)));
+    if (flat_in) g.flat_plane = std::pair{shape[rank - 2], shape[rank - 1]};
+    Acc in = g.mapped(flat_in ? *flat_in : *r.mappings[k], out->type.dtype);
+    s += KernelCall{"copy", {}, {g.stored(out).init, shape_array(flat_in ? flat_plane_shape(shape) : shape), in.init}}.render();
+    g.flat_plane.reset();
+  }
+  return s;
+}
+
+} // namespace vtc

@@ -1,0 +1,115 @@
+// Kernel calls of matrix products: MatMul (batched, with numpy broadcasting of the batch
+// dimensions) and Gemm on the gemm templates over rank-3 views [batch, rows, cols], a B read
+// through its transpose on gemm_bt, and f32 products on a library (OpenBLAS) followed by
+// their epilogue in one pass over the output.
+#include <algorithm>
+
+#include "codegen/flat_plane.h"
+#include "codegen/kernel_calls.h"
+#include "mapping/rules.h"
+#include "codegen/library_gemm.h"
+#include "codegen/transposed_operand.h"
+#include "passes/fusion.h"
+#include "vtc/error.h"
+
+namespace vtc {
+
+namespace {
+
+std::vector<KernelCall> matmul(KernelContext& c, const Node& n) {
+  AccessorEmitter& g = c.g;
+  const Shape& sa = n.inputs[0]->type.shape;
+  const Shape& sb = n.inputs[1]->type.shape;
+  const Shape& so = n.outputs[0]->type.shape;
+  int ra = int(sa.size()), rb = int(sb.size());
+  int64_t M = ra == 1 ? 1 : sa[size_t(ra - 2)], K = sa.back(), N = rb == 1 ? 1 : sb.back();
+  int nb = int(so.size()) - (ra > 1 ? 1 : 0) - (rb > 1 ? 1 : 0);
+  Shape batch_dims(so.begin(), so.begin() + nb);
+  int64_t batch = shape_numel(batch_dims);
+  IndexTerms ob = unflatten(0, batch_dims);
+  auto batch_index = [&](const Shape& s, int r) {
+    IndexTerms xs;
+    for (int d = 0; d < r - 2; ++d)
+      xs.push_back(s[size_t(d)] == 1 ? IndexTerm::zero() : ob[size_t(d + nb - (r - 2))]);
+    return xs;
+  };
+  const IndexTerm i1 = IndexTerm::dim(1), i2 = IndexTerm::dim(2);
+  IndexTerms ia = ra == 1 ? IndexTerms{i2} : batch_index(sa, ra);
+  if (ra > 1) ia.insert(ia.end(), {i1, i2});
+  IndexTerms ib = rb == 1 ? IndexTerms{i1} : batch_index(sb, rb);
+  if (rb > 1) ib.insert(ib.end(), {i1, i2});
+  IndexTerms ic(ob.begin(), ob.end());
+  if (ra > 1) ic.push_back(i1);
+  if (rb > 1) ic.push_back(i2);
+  Acc A = g.view(g.value(n.inputs[0]), 3, ia, true);
+  // A B whose columns, not rows, are runs (q . K^T over a K cache, EfficientViT's v . k^T):
+  // B is read through its transpose (transposed_operand.h).
+  const Value* b = n.inputs[1];
+  std::optional<Mapping> bt;
+  if (rb > 1 && !g.inside.count(b))
+    bt = transposed_operand(g.storage_mapping(b), value_base(b), int64_t(dtype_size(b->type.dtype)));
+  Acc B = bt ? g.view(g.mapped(*bt, b->type.dtype), 3, ib, true) : g.view(g.value(b), 3, ib, rb > 1);
+  Acc C = g.view(c.output(), 3, ic, rb > 1);
+  return {{bt ? "gemm_bt" : "gemm",
+           {},
+           {C.init, A.init, B.init, std::to_string(batch), std::to_string(M), std::to_string(N),
+            std::to_string(K)}}};
+}
+
+std::vector<KernelCall> gemm(KernelContext& c, const Node& n) {
+  AccessorEmitter& g = c.g;
+  bool ta = n.attr_int("transA", 0), tb = n.attr_int("transB", 0);
+  const Shape& sa = n.inputs[0]->type.shape;
+  const Shape& sb = n.inputs[1]->type.shape;
+  int64_t M = ta ? sa[1] : sa[0], K = ta ? sa[0] : sa[1], N = tb ? sb[0] : sb[1];
+  PostOp post = gemm_post(n, g);
+  const IndexTerm i1 = IndexTerm::dim(1), i2 = IndexTerm::dim(2);
+  Acc A = g.view(g.value(n.inputs[0]), 3, ta ? IndexTerms{i2, i1} : IndexTerms{i1, i2}, !ta);
+  Acc B = g.view(g.value(n.inputs[1]), 3, tb ? IndexTerms{i2, i1} : IndexTerms{i1, i2}, !tb);
+  Acc C = g.view(c.output(post), 3, {i1, i2}, true);
+  return {{"gemm",
+           {},
+           {C.init, A.init, B.init, "1", std::to_string(M), std::to_string(N), std::to_string(K)}}};
+}
+
+// The product by the library straight into the kernel's output buffer, then Gemm's alpha and
+// bias and the epilogue applied in place by one elementwise pass over it (each element is
+// read, then overwritten, by the same thread).
+std::vector<KernelCall> library_gemm(KernelContext& c, const Node& n) {
+  AccessorEmitter& g = c.g;
+  std::optional<LibraryGemm> form = library_gemm_form(c.kernel);
+  VTC_CHECK(form) << n.describe() << ": no library form";
+  std::vector<KernelCall> calls{library_gemm_call(*form, g.buffer_address(form->a),
+                                                  g.buffer_address(form->b),
+                                                  g.buffer_address(form->out))};
+  PostOp post = n.op == "Gemm" ? gemm_post(n, g) : PostOp{};
+  std::vector<const Node*> chain = epilogue_chain(c.kernel);
+  if (chain.empty() && post.identity()) return calls;
+  VTC_CHECK((chain.empty() ? n.outputs[0] : chain.back()->outputs[0]) == form->out)
+      << n.describe() << ": the epilogue does not end in the kernel's output";
+  Acc epilogue = g.storing(n.outputs[0], post, chain);
+  calls.push_back({"copy", {}, {epilogue.init, shape_array(form->out->type.shape), g.stored(form->out).init}});
+  return calls;
+}
+
+} // namespace
+
+bool gemm_supported(const Kernel& k) {
+  const Node& a = *k.anchor;
+  if (a.op != "MatMul" && a.op != "Gemm") return false;
+  switch (k.impl) {
+  case KernelImpl::vtc_template:
+    return true;
+  case KernelImpl::openblas_sgemm:
+    return library_gemm_form(k).has_value();
+  }
+  return false;
+}
+
+std::vector<KernelCall> gemm_calls(KernelContext& c) {
+  const Node& a = *c.kernel.anchor;
+  if (c.kernel.impl == KernelImpl::openblas_sgemm) return library_gemm(c, a);
+  return a.op == "MatMul" ? matmul(c, a) : gemm(c, a);
+}
+
+} // namespace vtc

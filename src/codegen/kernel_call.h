@@ -1,0 +1,41 @@
+// Kernel calls: for each fused kernel, the call of a kernel template (or library routine) with
+// its accessors and shape arguments, chosen by the kind fusion computed. Whether a target's
+// templates take a kernel is decided on the kernel's structure (ops, attributes, ranks)
+// before any code is generated, so a strategy knows which operands must stay physical.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/accessor_emitter.h"
+#include "passes/kernel_graph.h"
+
+namespace vtc {
+
+// One call statement: function<template_args...>(args...), each argument an expression
+// (an accessor's construction, a shape, a constant), with the locals it names.
+struct KernelCall {
+  KernelCall() = default;
+  KernelCall(std::string f, std::vector<std::string> t, std::vector<std::string> a)
+      : function(std::move(f)), template_args(std::move(t)), args(std::move(a)) {}
+
+  std::string function;
+  std::vector<std::string> template_args;
+  std::vector<std::string> args;
+  // Declarations the arguments name (static offset tables); the call then sits in a block.
+  std::vector<std::string> locals;
+  bool block = false; // in a block of its own even without locals
+
+  std::string render() const;
+};
+
+// Whether the kernel templates (kernels/cpu, kernels/cuda) have code for kernel `k`; the
+// others run on the reference interpreter, with physical operands.
+bool generates_kernel(const Kernel& k);
+
+// The calls that compute kernel `k` (which generates_kernel accepts), their accessors emitted
+// through `g`, rendered as the statements of the step's body.
+std::string kernel_body(const Kernel& k, AccessorEmitter& g);
+
+} // namespace vtc

@@ -1,0 +1,54 @@
+// What the kernel-call emitters of each kind share (codegen-internal): the kernel and its
+// accessor emitter, the anchor's output accessor through the epilogue, and the test for
+// running over image planes flattened to one row. One file per family of kinds implements
+// the functions declared here: gemm_calls.cpp, window_calls.cpp, row_calls.cpp, and
+// kernel_call.cpp (elementwise kernels, resize, dispatch).
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "codegen/kernel_call.h"
+
+namespace vtc {
+
+class KernelContext {
+public:
+  KernelContext(const Kernel& k, AccessorEmitter& g);
+
+  const Kernel& kernel;
+  AccessorEmitter& g;
+
+  // The anchor's output accessor: `post` and the epilogue stored, or the value itself; into
+  // `into` instead of the chain's last value's storage when given.
+  Acc output(const PostOp& post = {}, const Acc* into = nullptr);
+
+  // Whether the kernel can run over its result planes [h, w] flattened to one row: every
+  // value its nodes read or write spans the plane or is constant over it (the anchor's inputs
+  // from `anchor_own` on, and normalisation parameters, aside), and every one in memory can be
+  // composed with the flattening and keeps its planes contiguous.
+  bool plane_flattens(int64_t h, int64_t w, size_t anchor_own) const;
+
+  // Sets the emitter's flattened plane for the life of the scope.
+  struct FlatPlaneScope {
+    AccessorEmitter& g;
+    FlatPlaneScope(AccessorEmitter& gen, int64_t h, int64_t w) : g(gen) {
+      g.flat_plane = std::pair{h, w};
+    }
+    ~FlatPlaneScope() { g.flat_plane.reset(); }
+  };
+};
+
+// Gemm's alpha and beta * C applied to the product (C read at the output's broadcast index).
+PostOp gemm_post(const Node& gemm, AccessorEmitter& g);
+
+// Per kind: whether the templates take the kernel, and its calls.
+bool gemm_supported(const Kernel& k);
+std::vector<KernelCall> gemm_calls(KernelContext& c);
+bool window_supported(const Kernel& k); // Conv, MaxPool, AveragePool, global pooling
+std::vector<KernelCall> window_calls(KernelContext& c);
+bool row_supported(const Kernel& k); // Softmax, LogSoftmax, LayerNormalization, Reduce*
+std::vector<KernelCall> row_calls(KernelContext& c);
+
+} // namespace vtc

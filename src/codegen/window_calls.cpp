@@ -1,0 +1,166 @@
+// Kernel calls of window ops over [n, c, h, w] planes: 2-D convolution (with its kernel
+// chosen here, so the compiler instantiates only that one: depthwise, row, padded-plane or
+// implicit-GEMM), a convolution and the max pooling of its output in one kernel, 2-D max and
+// average pooling, and global pooling.
+#include "codegen/flat_plane.h"
+#include "codegen/kernel_calls.h"
+#include "kernels/cpu/conv_shape.h"
+#include "passes/fusion.h"
+#include "vtc/error.h"
+
+namespace vtc {
+
+namespace {
+
+// Pads (top, left, bottom, right) of a 2-D window op from `pads` or `auto_pad`.
+std::array<int64_t, 4> window_pads(const Node& n, const Shape& in, const Shape& out,
+                                   const std::vector<int64_t>& k, const std::vector<int64_t>& st,
+                                   const std::vector<int64_t>& dil) {
+  std::string mode = n.attr_string("auto_pad", "NOTSET");
+  if (mode == "NOTSET") {
+    auto p = n.attr_ints("pads", {0, 0, 0, 0});
+    VTC_CHECK(p.size() == 4) << n.describe() << ": expected 4 pads";
+    return {p[0], p[1], p[2], p[3]};
+  }
+  if (mode == "VALID") return {0, 0, 0, 0};
+  std::array<int64_t, 4> pads{};
+  for (int d = 0; d < 2; ++d) {
+    int64_t total =
+        std::max<int64_t>(0, (out[size_t(d + 2)] - 1) * st[size_t(d)] +
+                                 (k[size_t(d)] - 1) * dil[size_t(d)] + 1 - in[size_t(d + 2)]);
+    int64_t small = total / 2, big = total - small;
+    pads[size_t(d)] = mode == "SAME_UPPER" ? small : big;
+    pads[size_t(d + 2)] = mode == "SAME_UPPER" ? big : small;
+  }
+  return pads;
+}
+
+// The window of a 2-D MaxPool or AveragePool without ceil mode (kernels' Pool2dShape).
+struct PoolWindow {
+  int64_t n, c, h, w, h_out, w_out, kh, kw, stride_h, stride_w, dil_h, dil_w;
+  std::array<int64_t, 4> pads;
+
+  std::string text() const {
+    return "Pool2dShape{" + std::to_string(n) + ", " + std::to_string(c) + ", " +
+           std::to_string(h) + ", " + std::to_string(w) + ", " + std::to_string(h_out) + ", " +
+           std::to_string(w_out) + ", " + std::to_string(kh) + ", " + std::to_string(kw) + ", " +
+           std::to_string(stride_h) + ", " + std::to_string(stride_w) + ", " +
+           std::to_string(dil_h) + ", " + std::to_string(dil_w) + ", " + std::to_string(pads[0]) +
+           ", " + std::to_string(pads[1]) + ", " + std::to_string(pads[2]) + ", " +
+           std::to_string(pads[3]) + "}";
+  }
+};
+
+std::optional<PoolWindow> pool_window(const Node& n) {
+  const Shape& sx = n.inputs[0]->type.shape;
+  const Shape& so = n.outputs[0]->type.shape;
+  if (sx.size() != 4 || n.attr_int("ceil_mode", 0) != 0) return std::nullopt;
+  auto k = n.attr_ints("kernel_shape"), st = n.attr_ints("strides", {1, 1}),
+       dil = n.attr_ints("dilations", {1, 1});
+  if (k.size() != 2) return std::nullopt;
+  return PoolWindow{sx[0], sx[1], sx[2], sx[3], so[2],  so[3],  k[0],
+                    k[1],  st[0], st[1], dil[0], dil[1], window_pads(n, sx, so, k, st, dil)};
+}
+
+std::string conv_shape_text(const kernels::Conv2dShape& cs) {
+  std::string s = "Conv2dShape{";
+  const int64_t fields[] = {cs.n,  cs.c_in,  cs.h,        cs.w,        cs.c_out, cs.h_out,
+                            cs.w_out, cs.kh, cs.kw,       cs.groups,   cs.stride_h, cs.stride_w,
+                            cs.dil_h, cs.dil_w, cs.pad_top, cs.pad_left};
+  for (size_t i = 0; i < std::size(fields); ++i)
+    s += (i ? ", " : "") + std::to_string(fields[i]);
+  return s + "}";
+}
+
+std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
+  AccessorEmitter& g = c.g;
+  const Shape& sx = n.inputs[0]->type.shape;
+  const Shape& sw = n.inputs[1]->type.shape;
+  const Shape& so = n.outputs[0]->type.shape;
+  auto st = n.attr_ints("strides", {1, 1}), dil = n.attr_ints("dilations", {1, 1});
+  auto pads = window_pads(n, sx, so, {sw[2], sw[3]}, st, dil);
+  const Node* pool = max_pool_tail(c.kernel);
+  // A pointwise convolution runs over its planes flattened to one row when it can.
+  const bool pointwise = sw[2] == 1 && sw[3] == 1 && st == std::vector<int64_t>{1, 1} &&
+                         pads == std::array<int64_t, 4>{0, 0, 0, 0};
+  std::optional<KernelContext::FlatPlaneScope> flat;
+  if (pointwise && !pool && c.plane_flattens(so[2], so[3], 1)) flat.emplace(g, so[2], so[3]);
+  const int64_t h = flat ? 1 : sx[2], w = flat ? sx[2] * sx[3] : sx[3];
+  const int64_t ho = flat ? 1 : so[2], wo = flat ? so[2] * so[3] : so[3];
+  const int64_t groups = n.attr_int("group", 1);
+  const kernels::Conv2dShape cs{sx[0], sx[1],  h,     w,     so[1],  ho,     wo,      sw[2],
+                                sw[3], groups, st[0], st[1], dil[0], dil[1], pads[0], pads[1]};
+  PostOp post;
+  if (n.input(2)) {
+    post.operands.push_back({g.value(n.inputs[2]), {IndexTerm::dim(1)}});
+    post.expr = [](const std::vector<std::string>& b) { return "(v + " + b[0] + ")"; };
+  }
+  if (pool) {
+    // The epilogue chain stored into a row buffer, pooled from there (conv_max_pool.h).
+    const std::optional<PoolWindow> pw = pool_window(*pool);
+    VTC_CHECK(pw) << pool->describe() << ": not a 2-D window without ceil mode";
+    const std::string rows =
+        "ConvRowBuffer{" + std::to_string(cs.c_out) + ", " + std::to_string(cs.w_out) + "}";
+    const Acc rows_acc{"ConvRowBuffer", rows, 4};
+    return {{"conv2d_max_pool",
+             {},
+             {g.stored(pool->outputs[0]).init, c.output(post, &rows_acc).init, rows,
+              g.value(n.inputs[0]).init, g.value(n.inputs[1]).init, conv_shape_text(cs),
+              pw->text(), g.constant_ref(n.inputs[1])}}};
+  }
+  Acc out = c.output(post);
+  const std::string planes = std::to_string(ho * wo);
+  const std::vector<std::string> kernel =
+      sx[1] / groups == 1 && groups > 1 ? std::vector<std::string>{"ConvKernel::depthwise"}
+      : kernels::conv_rows_fit(cs)      ? std::vector<std::string>{"ConvKernel::rows", planes}
+      : kernels::padded_plane_fits(cs) ? std::vector<std::string>{"ConvKernel::padded_plane", planes}
+                                       : std::vector<std::string>{"ConvKernel::implicit_gemm", planes};
+  return {{"conv2d",
+           kernel,
+           {out.init, g.value(n.inputs[0]).init, g.value(n.inputs[1]).init, conv_shape_text(cs),
+            "NoEpilogue{}", g.constant_ref(n.inputs[1])}}};
+}
+
+std::vector<KernelCall> pool(KernelContext& c, const Node& n) {
+  const std::optional<PoolWindow> pw = pool_window(n);
+  VTC_CHECK(pw) << n.describe() << ": not a 2-D window without ceil mode";
+  std::string in = c.g.value(n.inputs[0]).init, out = c.output().init;
+  if (n.op == "MaxPool") return {{"max_pool2d", {}, {out, in, pw->text()}}};
+  return {{"avg_pool2d",
+           {},
+           {out, in, pw->text(), n.attr_int("count_include_pad", 0) ? "true" : "false"}}};
+}
+
+std::vector<KernelCall> global_pool(KernelContext& c, const Node& n) {
+  const Shape& sx = n.inputs[0]->type.shape;
+  return {{n.op == "GlobalAveragePool" ? "global_avg_pool2d" : "global_max_pool2d",
+           {},
+           {c.output().init, c.g.value(n.inputs[0]).init, std::to_string(sx[0]),
+            std::to_string(sx[1]), std::to_string(sx[2]), std::to_string(sx[3])}}};
+}
+
+bool is_global(const Node& n) {
+  return n.op == "GlobalAveragePool" || n.op == "GlobalMaxPool";
+}
+
+} // namespace
+
+bool window_supported(const Kernel& k) {
+  const Node& a = *k.anchor;
+  if (a.inputs[0]->type.rank() != 4) return false;
+  if (a.op == "Conv") {
+    const Node* pool = max_pool_tail(k);
+    return !pool || pool_window(*pool).has_value();
+  }
+  if (a.op == "MaxPool" || a.op == "AveragePool") return pool_window(a).has_value();
+  return is_global(a);
+}
+
+std::vector<KernelCall> window_calls(KernelContext& c) {
+  const Node& a = *c.kernel.anchor;
+  if (a.op == "Conv") return conv(c, a);
+  if (is_global(a)) return global_pool(c, a);
+  return pool(c, a);
+}
+
+} // namespace vtc

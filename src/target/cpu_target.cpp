@@ -1,0 +1,86 @@
+// The cpu target (see cpu_target.h): its policies gathered from cpu_kernel_choice,
+// cpu_conv_pool_rule and the code generator, and a loaded shared object whose entry points
+// are plain functions.
+#include "target/cpu_target.h"
+
+#include <filesystem>
+
+#include "codegen/copy_kernel.h"
+#include "codegen/kernel_call.h"
+#include "jit/shared_library.h"
+#include "mapping/contiguity.h"
+#include "target/cpu_conv_pool_rule.h"
+#include "target/cpu_kernel_choice.h"
+#include "vtc/error.h"
+
+namespace vtc {
+
+namespace {
+
+class CpuLoadedUnit final : public LoadedUnit {
+public:
+  CpuLoadedUnit(const TranslationUnit& unit, const jit::CompileOptions& options) {
+    jit::CompileOptions linked = options;
+    linked.libraries.insert(linked.libraries.end(), unit.libraries.begin(), unit.libraries.end());
+    jit::LoadedObject loaded = jit::compile_and_load(unit.source, linked);
+    object_ = std::move(loaded.object);
+    library_.emplace(std::move(loaded.library));
+    for (const std::string& e : unit.entries)
+      functions_.push_back(e.empty() ? nullptr : library_->symbol<StepFn>(e.c_str()));
+  }
+
+  void launch(size_t step, void* const* buffers, void* packs) override {
+    functions_.at(step)(buffers, packs);
+  }
+
+private:
+  using StepFn = void(void* const*, void*);
+  std::optional<jit::SharedLibrary> library_;
+  std::vector<StepFn*> functions_; // per step; null where the step has no entry point
+};
+
+} // namespace
+
+FuseOptions CpuTarget::fuse_options() const {
+  return cpu_fuse_options();
+}
+
+void CpuTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const {
+  choose_kernel_impls(kg, mode);
+}
+
+std::vector<const Value*> CpuTarget::physical_operands(const Kernel& k) const {
+  return library_operands(k);
+}
+
+bool CpuTarget::generates_kernel(const Kernel& k) const {
+  return vtc::generates_kernel(k);
+}
+
+bool CpuTarget::generates_copy(const Node& n) const {
+  return vtc::generates_copy(n);
+}
+
+int64_t CpuTarget::transaction_bytes() const {
+  return kCpuCacheLineBytes;
+}
+
+jit::CompileOptions CpuTarget::compile_options(const Options& o) const {
+  jit::CompileOptions c;
+  if (!o.cache_dir.empty()) c.cache_dir = o.cache_dir;
+  std::string root = o.source_dir.empty() ? std::string(VTC_SOURCE_DIR) : o.source_dir;
+  std::filesystem::path kernels = std::filesystem::path(root) / "kernels" / "cpu";
+  VTC_CHECK(std::filesystem::exists(kernels / "accessor.h"))
+      << "kernel templates not found in " << kernels.string()
+      << " (Options::source_dir names the vtc source tree)";
+  c.include_dirs = {kernels.string(), root};
+  c.verbose = o.verbose;
+  return c;
+}
+
+std::unique_ptr<LoadedUnit> CpuTarget::load(const TranslationUnit& unit,
+                                            const jit::CompileOptions& options) const {
+  return std::make_unique<CpuLoadedUnit>(unit, options);
+}
+
+} // namespace vtc

@@ -1,0 +1,71 @@
+// A Target: everything that differs between the places a model can run. The compiler above
+// it (import, fusion, strategy, lowering, the memory plan, accessor emission) is shared; a
+// target says which kernels it has code for, which implementation each kernel gets (a
+// template over accessors, or a library on physical operands), what fusion may add, the
+// memory transaction contiguity is judged by, the dialect its translation units are written
+// in, and how a translation unit is compiled, loaded and launched. `ref` (the reference
+// interpreter) and `cpu` implement it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/dialect.h"
+#include "codegen/translation_unit.h"
+#include "jit/compile_options.h"
+#include "jit/host_compiler.h"
+#include "passes/fusion.h"
+#include "passes/kernel_graph.h"
+#include "vtc/options.h"
+
+namespace vtc {
+
+// A translation unit compiled and loaded on a target: its entry points, ready to launch.
+class LoadedUnit {
+public:
+  virtual ~LoadedUnit() = default;
+  // Runs step `step`'s entry point (TranslationUnit::entries[step], not empty) on the buffer
+  // table (the address of every buffer) and the program's constant packs.
+  virtual void launch(size_t step, void* const* buffers, void* packs) = 0;
+  // The compiled object: cache key, paths, compile time (0 when it came from the cache).
+  const jit::CompiledObject& object() const { return object_; }
+
+protected:
+  jit::CompiledObject object_;
+};
+
+class Target {
+public:
+  virtual ~Target() = default;
+  virtual TargetKind kind() const = 0;
+  // Whether the target compiles programs (false: the reference interpreter runs the graph).
+  virtual bool compiles() const = 0;
+
+  // What fusion may add on this target (a max pooling joining its convolution).
+  virtual FuseOptions fuse_options() const = 0;
+  // Sets Kernel::impl of every kernel (template or library), before any strategy runs.
+  virtual void choose_implementations(KernelGraph& kg, LibraryMode mode) const = 0;
+  // The values kernel k must find physical because of its implementation.
+  virtual std::vector<const Value*> physical_operands(const Kernel& k) const = 0;
+  // Whether the target has code for a kernel / for a data-movement node left as a copy; the
+  // others run on the reference interpreter, on physical operands.
+  virtual bool generates_kernel(const Kernel& k) const = 0;
+  virtual bool generates_copy(const Node& n) const = 0;
+  // The memory transaction, in bytes, by which a mapping counts as contiguous.
+  virtual int64_t transaction_bytes() const = 0;
+
+  // The dialect of its translation units; throws for a target that compiles nothing.
+  virtual const Dialect& dialect() const = 0;
+  // How its translation units are compiled for `options` (cache, kernel headers, verbosity).
+  virtual jit::CompileOptions compile_options(const Options& options) const = 0;
+  // Compiles (or finds in the cache) and loads `unit`.
+  virtual std::unique_ptr<LoadedUnit> load(const TranslationUnit& unit,
+                                           const jit::CompileOptions& options) const = 0;
+};
+
+// The target of a kind (one instance each, for the life of the process).
+const Target& target_for(TargetKind kind);
+
+} // namespace vtc

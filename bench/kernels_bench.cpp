@@ -1,7 +1,7 @@
 // Google Benchmark figures for the CPU kernel templates (kernels/cpu): GEMM 512^3 f32 against
 // OpenBLAS cblas_sgemm, GEMV 1x4096x4096 in f32 and bf16 as bandwidth, f32 matrix products of
 // many shapes on the template and on the OpenBLAS library kernel (the figures behind
-// src/codegen/gemm_library_rule.cpp), decode attention with H=32 query heads on an Hkv=8 KV
+// src/target/cpu_gemm_rule.cpp), decode attention with H=32 query heads on an Hkv=8 KV
 // cache (L=4096, D=128) read through the grouped-query mapping versus through a dense
 // pre-expanded copy, and convolutions (depthwise direct, 3x3 implicit GEMM).
 #include <benchmark/benchmark.h>

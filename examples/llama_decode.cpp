@@ -49,12 +49,12 @@ int run(int argc, char** argv) {
     std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--steps")
       steps = std::stoi(value);
-    else if (flag == "--strategy")
-      options.strategy = value;
-    else if (flag == "--target")
-      options.target = value;
+    else if (flag == "--strategy" && vtc::parse_strategy_kind(value))
+      options.strategy = *vtc::parse_strategy_kind(value);
+    else if (flag == "--target" && vtc::parse_target_kind(value))
+      options.target = *vtc::parse_target_kind(value);
     else
-      throw vtc::Error("unknown option " + flag);
+      throw vtc::Error("unknown option or value: " + flag + " " + value);
   }
   options.donate = {"past_k", "past_v"};
   vtc::Session session(model, options);
@@ -71,7 +71,7 @@ int run(int argc, char** argv) {
   int64_t cache_len = mask.shape().back();
   int64_t start = cache_len / 2; // the first half of the cache holds an earlier context
   std::printf("model %s: target %s, strategy %s, cache %lld positions, arena %lld bytes\n",
-              model.c_str(), options.target.c_str(), options.strategy.c_str(),
+              model.c_str(), vtc::target_kind_name(options.target), vtc::strategy_kind_name(options.strategy),
               static_cast<long long>(cache_len), static_cast<long long>(session.peak_bytes()));
 
   for (int step = 0; step < steps && start + step < cache_len; ++step) {

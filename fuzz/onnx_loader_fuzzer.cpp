@@ -6,7 +6,7 @@
 #include <string>
 
 #include "frontend/onnx_import.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vtc::ImportOptions options;

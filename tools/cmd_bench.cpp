@@ -12,7 +12,7 @@
 #include "lower/program.h"
 #include "onnxruntime_peer.h"
 #include "session_cli.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::cli {
 
@@ -114,8 +114,8 @@ int bench(const BenchArgs& args) {
   HostTensorMap inputs;
   for (const char* strategy : {"none", "type1", "greedy"}) {
     Options o = args.options;
-    o.target = "cpu";
-    o.strategy = strategy;
+    o.target = TargetKind::cpu;
+    o.strategy = *parse_strategy_kind(strategy);
     fmt::print(stderr, "bench: {}: lowering and compiling ...\n", strategy);
     auto start = std::chrono::steady_clock::now();
     Measured m;

@@ -13,7 +13,7 @@
 #include "onnxruntime_peer.h"
 #include "ref/compare.h"
 #include "session_cli.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::cli {
 
@@ -51,7 +51,7 @@ double compare_all(const std::string& what, const HostTensorMap& actual,
 
 int check(const CheckArgs& args) {
   Options ref_options = args.options;
-  ref_options.target = "ref";
+  ref_options.target = TargetKind::ref;
   fmt::print(stderr, "check: reference interpreter ...\n");
   Session ref(args.model, ref_options);
   HostTensorMap inputs = model_inputs(ref.inputs(), args.inputs, args.seed);
@@ -61,8 +61,8 @@ int check(const CheckArgs& args) {
   int threads = 1;
   for (const char* strategy : {"none", "type1", "greedy"}) {
     Options o = args.options;
-    o.target = "cpu";
-    o.strategy = strategy;
+    o.target = TargetKind::cpu;
+    o.strategy = *parse_strategy_kind(strategy);
     fmt::print(stderr, "check: {}: lowering, compiling, running ...\n", strategy);
     Session s(args.model, o);
     ProgramCounts c = count_steps(s);

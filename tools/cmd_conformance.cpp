@@ -14,7 +14,7 @@
 #include "commands.h"
 #include "conformance_runner.h"
 #include "ops/op_registry.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::cli {
 

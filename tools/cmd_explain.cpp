@@ -8,14 +8,15 @@
 
 #include <fmt/core.h>
 
-#include "codegen/kernel_choice.h"
+#include "target/cpu_kernel_choice.h"
 #include "commands.h"
 #include "frontend/onnx_import.h"
 #include "jit/process.h"
 #include "passes/canonicalize.h"
 #include "runtime/lowering.h"
+#include "session_cli.h"
 #include "strategy/explain.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::cli {
 
@@ -42,7 +43,7 @@ int explain(const ExplainArgs& args) {
   AnalyticCostModel model;
   Strategy s = choose_for_target(g, plan, args.options, model);
   fmt::print("{}", explain_text(s));
-  fmt::print("kernels (library {}):\n{}", args.options.library, kernel_impl_text(plan.kg));
+  fmt::print("kernels (library {}):\n{}", library_mode_name(args.options.library), kernel_impl_text(plan.kg));
   if (args.dot.empty() && args.svg.empty()) return 0;
   std::string dot = points_to_dot(s);
   std::string dot_path = args.dot;
@@ -67,12 +68,10 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "explain", "Show which data-movement ops a strategy makes virtual, how, and what it saves");
   cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("--strategy", args->options.strategy, "none, type1 or greedy (default greedy)");
+  add_strategy_option(cmd, args->options.strategy, "none, type1 or greedy");
   cmd->add_option("--donate", args->options.donate,
                   "graph inputs vtc may update in place (a KV cache)");
-  cmd->add_option("--library", args->options.library,
-                  "f32 matrix products on OpenBLAS: auto (where faster), never or always")
-      ->capture_default_str();
+  add_library_option(cmd, args->options.library);
   cmd->add_option("--dot", args->dot, "write the points-to graph as Graphviz text");
   cmd->add_option("--svg", args->svg, "draw the points-to graph as SVG with `dot`");
   cmd->callback([args, &exit_code] { exit_code = explain(*args); });

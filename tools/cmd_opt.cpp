@@ -1,17 +1,19 @@
 // `vtc opt MODEL --print-after=STAGE`: runs the compiler pipeline and prints the state after
 // one stage, in the stable text form golden tests compare against: import, canonicalize,
-// fusion, lower (the program's buffers and steps) or source (the generated C++).
+// fusion, lower (the program's buffers, steps and each kernel operand's access, strategy
+// none) or source (the translation unit generated for it in the target's dialect).
 #include <fmt/core.h>
 
-#include "codegen/conv_max_pool_rule.h"
-#include "codegen/kernel_choice.h"
+#include "codegen/translation_unit.h"
 #include "commands.h"
 #include "frontend/onnx_import.h"
 #include "ir/printer.h"
 #include "lower/lower.h"
 #include "passes/canonicalize.h"
 #include "passes/fusion.h"
-#include "support/error.h"
+#include "session_cli.h"
+#include "target/target.h"
+#include "vtc/error.h"
 
 namespace vtc::cli {
 
@@ -20,46 +22,29 @@ namespace {
 struct OptArgs {
   std::string model;
   std::string stage = "fusion";
-  std::string library = "auto";
+  LibraryMode library = LibraryMode::automatic;
+  TargetKind target = TargetKind::cpu;
 };
-
-std::string print_program(const Program& p) {
-  std::string s = "program (strategy " + p.strategy + ")\n";
-  for (size_t i = 0; i < p.buffers.size(); ++i) {
-    const BufferInfo& b = p.buffers[i];
-    s += fmt::format("  buffer {} {} %{}: {}{}\n", i, buffer_role_name(b.role), b.name,
-                     type_str(b.type),
-                     b.alias_of >= 0 ? fmt::format(" (aliases buffer {})", b.alias_of) : "");
-  }
-  for (const StepInfo& st : p.steps) {
-    std::string reads, writes;
-    for (int r : st.reads)
-      reads += (reads.empty() ? "" : ",") + std::to_string(r);
-    for (int w : st.writes)
-      writes += (writes.empty() ? "" : ",") + std::to_string(w);
-    s += fmt::format("  step {} reads [{}] writes [{}]{}\n", st.name, reads, writes,
-                     st.fallback.empty() ? "" : " (reference interpreter)");
-  }
-  return s;
-}
 
 int opt(const OptArgs& args) {
   static const std::vector<std::string> stages = {"import", "canonicalize", "fusion", "lower",
                                                   "source"};
   VTC_CHECK(std::find(stages.begin(), stages.end(), args.stage) != stages.end())
       << "unknown stage '" << args.stage << "' (import, canonicalize, fusion, lower, source)";
+  const Target& target = target_for(args.target);
   Graph g = import_onnx_file(args.model);
   if (args.stage == "import") return fmt::print("{}", print_graph(g)), 0;
   canonicalize(g);
   if (args.stage == "canonicalize") return fmt::print("{}", print_graph(g)), 0;
-  KernelGraph kg = fuse(g, cpu_fuse_options());
+  KernelGraph kg = fuse(g, target.fuse_options());
   if (args.stage == "fusion") return fmt::print("{}", print_kernel_graph(kg)), 0;
-  std::optional<LibraryMode> library = parse_library_mode(args.library);
-  VTC_CHECK(library) << "unknown library mode '" << args.library << "' (auto, never, always)";
-  choose_kernel_impls(kg, *library);
-  Program p = lower_program(g, kg, StorageDecision{}, LowerOptions{});
+  target.choose_implementations(kg, args.library);
+  LowerOptions lower;
+  lower.generates_kernel = [&target](const Kernel& k) { return target.generates_kernel(k); };
+  lower.generates_copy = [&target](const Node& n) { return target.generates_copy(n); };
+  Program p = lower_program(g, kg, StorageDecision{}, lower);
   if (args.stage == "lower") return fmt::print("{}", print_program(p)), 0;
-  fmt::print("{}", p.source);
+  fmt::print("{}", generate_translation_unit(p, target.dialect()).source);
   return 0;
 }
 
@@ -71,9 +56,8 @@ void add_opt_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--print-after", args->stage,
                   "stage to print: import, canonicalize, fusion, lower, source");
-  cmd->add_option("--library", args->library,
-                  "f32 matrix products on OpenBLAS (lower, source): auto, never or always")
-      ->capture_default_str();
+  add_target_option(cmd, args->target, "the target whose pipeline runs: cpu");
+  add_library_option(cmd, args->library);
   cmd->callback([args, &exit_code] { exit_code = opt(*args); });
 }
 

@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "frontend/tensor_io.h"
 #include "session_cli.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::cli {
 
@@ -35,7 +35,7 @@ int run(const RunArgs& args) {
     ProgramCounts c = count_steps(session);
     fmt::print("run: target cpu, strategy {}: {} steps ({} copies, {} on the interpreter), "
                "arena {} bytes; prepared in {:.2f} s, ran in {:.3f} ms\n",
-               args.options.strategy, c.steps, c.copies, c.interpreted, session.peak_bytes(),
+               strategy_kind_name(args.options.strategy), c.steps, c.copies, c.interpreted, session.peak_bytes(),
                prepare_s, run_ms);
   }
   if (!args.output_dir.empty()) {
@@ -64,9 +64,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--input,-i", args->inputs,
                   "NAME=FILE (.npy or .pb); inputs not given get seeded random values");
   cmd->add_option("--output-dir,-o", args->output_dir, "write each output as NAME.npy here");
-  cmd->add_option("--target", args->options.target,
-                  "where to run: cpu (compiled) or ref (reference interpreter)")
-      ->capture_default_str();
+  add_target_option(cmd, args->options.target,
+                    "where to run: cpu (compiled) or ref (reference interpreter)");
   cmd->add_option("--seed", args->seed, "seed for random inputs");
   add_session_flags(cmd, args->options, true);
   cmd->callback([args, &exit_code] { exit_code = run(*args); });

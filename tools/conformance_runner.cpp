@@ -19,7 +19,7 @@
 #include "ref/compare.h"
 #include "ref/interpreter.h"
 #include "runtime/lowering.h"
-#include "support/error.h"
+#include "vtc/error.h"
 #include "vtc/vtc.h"
 
 namespace vtc {
@@ -82,8 +82,8 @@ TensorMap run_compiled(const std::string& bytes, const std::string& dir,
     auto g = std::make_unique<Graph>(import_freezing(bytes, dir, names, in_files));
     canonicalize(*g);
     Options o;
-    o.target = "cpu";
-    o.strategy = strategy;
+    o.target = TargetKind::cpu;
+    o.strategy = *parse_strategy_kind(strategy);
     o.cache_dir = options.cache_dir;
     Program p = lower_for_target(*g, o);
     Session session(std::move(g), std::move(p), o);

@@ -8,7 +8,7 @@
 
 #include "frontend/tensor_io.h"
 #include "jit/process.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::cli {
 

@@ -11,14 +11,37 @@
 
 namespace vtc::cli {
 
+CLI::Option* add_target_option(CLI::App* cmd, TargetKind& target, const std::string& help) {
+  const std::map<std::string, TargetKind> names{{"cpu", TargetKind::cpu}, {"ref", TargetKind::ref}};
+  return cmd->add_option("--target", target, help)
+      ->transform(CLI::CheckedTransformer(names))
+      ->default_str(target_kind_name(target));
+}
+
+CLI::Option* add_strategy_option(CLI::App* cmd, StrategyKind& strategy, const std::string& help) {
+  const std::map<std::string, StrategyKind> names{{"none", StrategyKind::none},
+                                                  {"type1", StrategyKind::type1},
+                                                  {"all-type-1", StrategyKind::type1},
+                                                  {"greedy", StrategyKind::greedy}};
+  return cmd->add_option("--strategy", strategy, help)
+      ->transform(CLI::CheckedTransformer(names))
+      ->default_str(strategy_kind_name(strategy));
+}
+
+CLI::Option* add_library_option(CLI::App* cmd, LibraryMode& library) {
+  const std::map<std::string, LibraryMode> names{
+      {"auto", LibraryMode::automatic}, {"never", LibraryMode::never}, {"always", LibraryMode::always}};
+  return cmd
+      ->add_option("--library", library,
+                   "f32 matrix products on OpenBLAS: auto (where faster), never or always")
+      ->transform(CLI::CheckedTransformer(names))
+      ->default_str(library_mode_name(library));
+}
+
 void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
   if (strategy)
-    cmd->add_option("--strategy", options.strategy,
-                    "which tensors become virtual: none, type1 or greedy")
-        ->capture_default_str();
-  cmd->add_option("--library", options.library,
-                  "f32 matrix products on OpenBLAS: auto (where faster), never or always")
-      ->capture_default_str();
+    add_strategy_option(cmd, options.strategy, "which tensors become virtual: none, type1 or greedy");
+  add_library_option(cmd, options.library);
   cmd->add_option("--cache-dir", options.cache_dir,
                   "where compiled models are cached (default: $XDG_CACHE_HOME/vtc)");
   cmd->add_option("--threads", options.threads, "kernel threads (0: all cores)")

@@ -15,6 +15,11 @@ namespace vtc::cli {
 // set).
 void add_session_flags(CLI::App* cmd, Options& options, bool strategy);
 
+// Options whose values are the enums of vtc/options.h, spelled as on the command line.
+CLI::Option* add_target_option(CLI::App* cmd, TargetKind& target, const std::string& help);
+CLI::Option* add_strategy_option(CLI::App* cmd, StrategyKind& strategy, const std::string& help);
+CLI::Option* add_library_option(CLI::App* cmd, LibraryMode& library);
+
 // One tensor per model input: from "NAME=FILE" bindings (.npy or .pb), the rest seeded random
 // values (input i gets seed + i, noted on stderr). Errors name the binding or the input.
 HostTensorMap model_inputs(const std::vector<TensorSpec>& specs,

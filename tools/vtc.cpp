@@ -4,7 +4,7 @@
 #include <exception>
 
 #include "commands.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"vtc: compiles ONNX models into kernels that read and write through virtual "

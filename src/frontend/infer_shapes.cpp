@@ -3,7 +3,7 @@
 
 #include "ops/op_registry.h"
 #include "ref/interpreter.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

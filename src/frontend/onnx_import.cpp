@@ -11,7 +11,7 @@
 #include "frontend/onnx_tensor.h"
 #include "onnx/onnx_pb.h"
 #include "ops/op_registry.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

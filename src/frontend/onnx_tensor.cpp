@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "onnx/onnx_pb.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

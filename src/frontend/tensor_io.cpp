@@ -8,7 +8,7 @@
 
 #include "frontend/onnx_tensor.h"
 #include "onnx/onnx_pb.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "ir/tensor.h"
+#include "vtc/tensor.h"
 
 namespace vtc {
 

@@ -13,7 +13,7 @@
 
 #include "jit/process.h"
 #include "jit/sha256.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::jit {
 namespace fs = std::filesystem;

@@ -21,7 +21,7 @@
 #include "jit/cache_key.h"
 #include "jit/process.h"
 #include "jit/sha256.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::jit {
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "support/error.h"
+#include "vtc/error.h"
 
 extern char** environ;
 

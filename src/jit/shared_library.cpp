@@ -5,7 +5,7 @@
 #include <dlfcn.h>
 #include <utility>
 
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::jit {
 namespace {

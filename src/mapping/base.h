@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "ir/tensor.h"
+#include "vtc/tensor.h"
 #include "mapping/interval.h"
 
 namespace vtc {

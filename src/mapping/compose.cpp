@@ -1,7 +1,7 @@
 // compose(): pulls inner guards back through outer index expressions and substitutes.
 #include "mapping/compose.h"
 
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace {

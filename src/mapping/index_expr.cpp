@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "mapping/simplify_rules.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace {

@@ -1,7 +1,7 @@
 // Reshape and transpose index arithmetic shared by the rules.
 #include "mapping/layout.h"
 
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

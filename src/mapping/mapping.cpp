@@ -1,7 +1,7 @@
 // Pieces and mappings: construction helpers, point evaluation and the text printer.
 #include "mapping/mapping.h"
 
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

@@ -7,7 +7,7 @@
 
 #include "mapping/rules.h"
 #include "ops/op_registry.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::rule_util {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace elementwise {

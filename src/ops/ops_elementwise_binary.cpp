@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "ops/ops_elementwise.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::elementwise {
 namespace {

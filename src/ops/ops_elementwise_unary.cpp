@@ -6,7 +6,7 @@
 #include <numbers>
 
 #include "ops/ops_elementwise.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::elementwise {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ops/op_registry.h"
-#include "support/error.h" // before op_registry.h, which uses vtc::Error
+#include "vtc/error.h" // before op_registry.h, which uses vtc::Error
 
 namespace vtc::movement {
 

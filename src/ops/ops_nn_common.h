@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ops/op_registry.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::nn {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "ops/op_registry.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

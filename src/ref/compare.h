@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ir/tensor.h"
+#include "vtc/tensor.h"
 
 namespace vtc {
 

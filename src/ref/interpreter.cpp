@@ -2,7 +2,7 @@
 #include "ref/interpreter.h"
 
 #include "ops/op_registry.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <map>
 
 #ifdef _OPENMP
@@ -11,7 +12,7 @@
 #endif
 
 #include "ref/interpreter.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 
@@ -41,9 +42,10 @@ struct Executor::Fallback {
   int locals = 0;
 };
 
-Executor::Executor(const Program& program, const jit::CompileOptions& compile, int threads)
+Executor::Executor(const Program& program, const TranslationUnit& unit, const Target& target,
+                   const jit::CompileOptions& compile, int threads)
     : program_(program), threads_(threads) {
-  check_program();
+  check_program(unit);
   plan_ = plan_memory(program_);
   size_t nbuf = program_.buffers.size();
 
@@ -51,28 +53,15 @@ Executor::Executor(const Program& program, const jit::CompileOptions& compile, i
   for (size_t id = 0; id < nbuf; ++id)
     if (program_.buffers[id].value) buffer_of.emplace(program_.buffers[id].value, int(id));
 
-  bool generated = false;
-  for (const StepInfo& s : program_.steps)
-    generated |= !s.entry.empty();
-  if (generated) {
-    jit::CompileOptions linked = compile;
-    linked.libraries.insert(linked.libraries.end(), program_.libraries.begin(),
-                            program_.libraries.end());
-    jit::LoadedObject loaded = jit::compile_and_load(program_.source, linked);
-    compiled_ = std::move(loaded.object);
-    library_.emplace(std::move(loaded.library));
-  }
+  generated_.assign(program_.steps.size(), false);
+  for (size_t s = 0; s < program_.steps.size(); ++s)
+    generated_[s] = !unit.entries[s].empty();
+  if (std::find(generated_.begin(), generated_.end(), true) != generated_.end())
+    loaded_ = target.load(unit, compile);
 
-  functions_.assign(program_.steps.size(), nullptr);
   fallbacks_.resize(program_.steps.size());
-  for (size_t s = 0; s < program_.steps.size(); ++s) {
-    const StepInfo& step = program_.steps[s];
-    if (!step.entry.empty()) {
-      functions_[s] = library_->symbol<StepFn>(step.entry.c_str());
-      continue;
-    }
-    fallbacks_[s] = make_fallback(int(s), buffer_of);
-  }
+  for (size_t s = 0; s < program_.steps.size(); ++s)
+    if (!generated_[s]) fallbacks_[s] = make_fallback(int(s), buffer_of);
 
   if (plan_.peak_bytes > 0) {
     arena_ = static_cast<std::byte*>(
@@ -111,7 +100,7 @@ Executor::~Executor() {
   std::free(arena_);
 }
 
-void Executor::check_program() const {
+void Executor::check_program(const TranslationUnit& unit) const {
   const Program& p = program_;
   int nbuf = int(p.buffers.size());
   auto valid = [&](int id) { return id >= 0 && id < nbuf; };
@@ -144,9 +133,12 @@ void Executor::check_program() const {
     VTC_CHECK(listed) << "output '" << b.name << "' aliases '" << in.name
                       << "', which is not a graph input of the program";
   }
+  VTC_CHECK(unit.entries.size() == p.steps.size())
+      << "the translation unit has " << unit.entries.size() << " entry points for "
+      << p.steps.size() << " steps";
   for (size_t s = 0; s < p.steps.size(); ++s) {
     const StepInfo& step = p.steps[s];
-    VTC_CHECK(step.entry.empty() != step.fallback.empty())
+    VTC_CHECK(unit.entries[s].empty() != step.fallback.empty())
         << "step " << s << " '" << step.name
         << "' must have exactly one of a generated entry and a fallback node";
     for (int id : step.writes) {
@@ -281,8 +273,8 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
   using clock = std::chrono::steady_clock;
   for (size_t s = 0; s < program_.steps.size(); ++s) {
     auto start = clock::now();
-    if (functions_[s])
-      functions_[s](pointers_.data(), &packs_);
+    if (generated_[s])
+      loaded_->launch(s, pointers_.data(), &packs_);
     else
       run_fallback(*fallbacks_[s]);
     step_times_[s] = std::chrono::duration<double>(clock::now() - start).count();

@@ -1,5 +1,5 @@
-// Runs a Program on the host: compiles its generated source through the JIT cache, resolves
-// every step's entry point, lays out the intermediate arena from the memory plan, and on
+// Runs a Program on the host: has its target compile and load the program's translation
+// unit (through the target's cache), lays out the intermediate arena from the memory plan, and on
 // each run fills the table of buffer addresses (bound inputs and outputs, constants, arena
 // offsets) and calls the steps in order, timing each one. Fallback steps run their node on
 // the reference interpreter, reading and writing the same physical buffers.
@@ -16,19 +16,23 @@
 #include <optional>
 #include <vector>
 
+#include "codegen/translation_unit.h"
 #include "jit/host_compiler.h"
 #include "kernels/cpu/constant_packs.h"
 #include "lower/program.h"
 #include "runtime/memory_plan.h"
+#include "target/target.h"
 
 namespace vtc {
 
 class Executor {
 public:
-  // `program` must outlive the Executor. `threads` > 0 sets the kernels' thread count.
-  // Throws vtc::Error when the program is inconsistent (naming the buffer or step), when
-  // compilation fails, or when an entry point is missing from the compiled object.
-  Executor(const Program& program, const jit::CompileOptions& compile, int threads);
+  // `program` must outlive the Executor; `unit` is its translation unit on `target` (one
+  // entry per step). `threads` > 0 sets the kernels' thread count. Throws vtc::Error when the
+  // program is inconsistent (naming the buffer or step), when compilation fails, or when an
+  // entry point is missing from the compiled object.
+  Executor(const Program& program, const TranslationUnit& unit, const Target& target,
+           const jit::CompileOptions& compile, int threads);
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -39,7 +43,7 @@ public:
   // Seconds per step of the last run.
   const std::vector<double>& step_times() const { return step_times_; }
   // The compiled object, when the program has generated steps.
-  const std::optional<jit::CompiledObject>& compiled() const { return compiled_; }
+  const jit::CompiledObject* compiled() const { return loaded_ ? &loaded_->object() : nullptr; }
   // Per output position: the input position whose buffer it is aliased to, or -1.
   const std::vector<int>& output_alias() const { return output_alias_; }
   // Per input position: whether a step writes the input's buffer (directly or through an
@@ -48,7 +52,7 @@ public:
 
 private:
   struct Fallback; // a step run by the reference interpreter
-  void check_program() const;
+  void check_program(const TranslationUnit& unit) const;
   std::unique_ptr<Fallback> make_fallback(int step,
                                           const std::map<const Value*, int>& buffer_of) const;
   void run_fallback(const Fallback& f);
@@ -56,12 +60,8 @@ private:
   const Program& program_;
   int threads_ = 0;
   MemoryPlan plan_;
-  std::optional<jit::CompiledObject> compiled_;
-  std::optional<jit::SharedLibrary> library_;
-  // A generated step: the buffer table, and the program's packs of constant operands
-  // (kernels::ConstantPacks).
-  using StepFn = void(void* const*, void*);
-  std::vector<StepFn*> functions_;                   // per step; nullptr for fallback steps
+  std::unique_ptr<LoadedUnit> loaded_;   // null when no step has generated code
+  std::vector<bool> generated_;          // per step: launched from loaded_
   std::vector<std::unique_ptr<Fallback>> fallbacks_; // per step; null for generated steps
   std::byte* arena_ = nullptr;
   std::vector<void*> pointers_; // per buffer: its address during a run

@@ -1,40 +1,36 @@
-// Options → fusion, each kernel's implementation, a storage decision by the chosen strategy
-// (greedy weighing the peak memory of the programs it would lower to),
-// and lower_program (see lowering.h).
+// Options → the target's fusion, each kernel's implementation, a storage decision by the
+// chosen strategy (greedy weighing the peak memory of the programs it would lower to: data
+// only, no code generated) and lower_program (see lowering.h).
 #include "runtime/lowering.h"
 
 #include <set>
 
-#include "codegen/conv_max_pool_rule.h"
-#include "codegen/cpu_codegen.h"
-#include "codegen/kernel_choice.h"
 #include "lower/lower.h"
 #include "passes/fusion.h"
 #include "runtime/memory_plan.h"
 #include "strategy/cost_model.h"
 #include "strategy/strategy.h"
-#include "support/error.h"
+#include "target/target.h"
+#include "vtc/error.h"
 
 namespace vtc {
 
 KernelPlan plan_kernels(const Graph& g, const Options& options) {
-  KernelPlan plan{fuse(g, cpu_fuse_options()), {}};
-  auto kind = parse_strategy_kind(options.strategy);
-  VTC_CHECK(kind) << "unknown strategy '" << options.strategy << "' (none, type1, greedy)";
-  auto library = parse_library_mode(options.library);
-  VTC_CHECK(library) << "unknown library mode '" << options.library << "' (auto, never, always)";
-  choose_kernel_impls(plan.kg, *library);
+  const Target& target = target_for(options.target);
+  KernelPlan plan{fuse(g, target.fuse_options()), {}};
+  target.choose_implementations(plan.kg, options.library);
   StrategyOptions& so = plan.strategy;
-  so.kind = *kind;
+  so.kind = options.strategy;
   so.donated = options.donate;
+  so.transaction_bytes = target.transaction_bytes();
   for (const Kernel& k : plan.kg.kernels) {
-    if (!can_generate_kernel(k)) {
+    if (!target.generates_kernel(k)) {
       for (const Value* v : k.inputs)
         so.physical_only.insert(v);
       for (const Value* v : k.outputs)
         so.physical_only.insert(v);
     }
-    for (const Value* v : library_operands(k))
+    for (const Value* v : target.physical_operands(k))
       so.physical_only.insert(v);
   }
   return plan;
@@ -63,8 +59,11 @@ Program lower_strategy(const Graph& g, const KernelGraph& kg, const Strategy& st
     if (!remaining.count(n)) decision.eliminated.insert(n);
   decision.steps = strategy.steps();
   decision.aliases = strategy.aliases();
+  const Target& target = target_for(options.target);
   LowerOptions lower;
   lower.donated = std::set<std::string>(options.donate.begin(), options.donate.end());
+  lower.generates_kernel = [&target](const Kernel& k) { return target.generates_kernel(k); };
+  lower.generates_copy = [&target](const Node& n) { return target.generates_copy(n); };
   return lower_program(g, kg, decision, lower);
 }
 
@@ -72,7 +71,7 @@ Program lower_for_target(const Graph& g, const Options& options) {
   KernelPlan plan = plan_kernels(g, options);
   Strategy strategy = choose_for_target(g, plan, options, AnalyticCostModel());
   VTC_CHECK(strategy.tables().empty())
-      << "strategy " << options.strategy << " needs inverse index tables, which the cpu "
+      << "strategy " << strategy_kind_name(options.strategy) << " needs inverse index tables, which the cpu "
       << "target does not materialise yet";
   return lower_strategy(g, plan.kg, strategy, options);
 }

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 #include <fmt/core.h>
 #include <set>
 
@@ -13,13 +12,14 @@
 #include <omp.h>
 #endif
 
-#include "codegen/kernel_choice.h"
 #include "frontend/onnx_import.h"
+#include "codegen/translation_unit.h"
 #include "lower/program.h"
 #include "passes/canonicalize.h"
 #include "ref/interpreter.h"
 #include "runtime/executor.h"
 #include "runtime/lowering.h"
+#include "target/target.h"
 
 namespace vtc {
 
@@ -58,26 +58,7 @@ void check_views(const ViewMap& given, const std::vector<TensorSpec>& specs, con
 }
 
 void check_options(const Options& o) {
-  VTC_CHECK(o.target == "cpu" || o.target == "ref")
-      << "unknown target '" << o.target << "' (available: cpu, ref)";
-  VTC_CHECK(o.strategy == "none" || o.strategy == "type1" || o.strategy == "greedy")
-      << "unknown strategy '" << o.strategy << "' (available: none, type1, greedy)";
   VTC_CHECK(o.threads >= 0) << "threads must be >= 0, got " << o.threads;
-  VTC_CHECK(parse_library_mode(o.library))
-      << "unknown library mode '" << o.library << "' (available: auto, never, always)";
-}
-
-jit::CompileOptions compile_options(const Options& o) {
-  jit::CompileOptions c;
-  if (!o.cache_dir.empty()) c.cache_dir = o.cache_dir;
-  std::string root = o.source_dir.empty() ? std::string(VTC_SOURCE_DIR) : o.source_dir;
-  std::filesystem::path kernels = std::filesystem::path(root) / "kernels" / "cpu";
-  VTC_CHECK(std::filesystem::exists(kernels / "accessor.h"))
-      << "kernel templates not found in " << kernels.string()
-      << " (Options::source_dir names the vtc source tree)";
-  c.include_dirs = {kernels.string(), root};
-  c.verbose = o.verbose;
-  return c;
 }
 
 } // namespace
@@ -86,6 +67,7 @@ struct Session::Impl {
   Options options;
   std::unique_ptr<Graph> graph;
   std::unique_ptr<Program> program;
+  std::unique_ptr<TranslationUnit> unit;
   std::unique_ptr<Executor> executor;
   std::vector<TensorSpec> inputs, outputs;
   std::vector<double> no_step_times;
@@ -93,7 +75,7 @@ struct Session::Impl {
 
   void check_donated() const;
   void init_reference();
-  void init_program(Program p);
+  void init_program(Program p, std::optional<TranslationUnit> unit);
   void run_reference(const ViewMap& in, const ViewMap& out);
   void run_program(const ViewMap& in, const ViewMap& out);
 };
@@ -120,13 +102,18 @@ void Session::Impl::init_reference() {
     if (v->constant && !v->users.empty()) constant_bytes += int64_t(v->type.nbytes());
 }
 
-void Session::Impl::init_program(Program p) {
+void Session::Impl::init_program(Program p, std::optional<TranslationUnit> given) {
+  const Target& target = target_for(options.target);
+  VTC_CHECK(target.compiles()) << "target " << target_kind_name(options.target)
+                               << " compiles no program";
   program = std::make_unique<Program>(std::move(p));
-  bool generated = std::any_of(program->steps.begin(), program->steps.end(),
-                               [](const StepInfo& s) { return !s.entry.empty(); });
+  unit = std::make_unique<TranslationUnit>(
+      given ? std::move(*given) : generate_translation_unit(*program, target.dialect()));
+  bool generated = std::any_of(unit->entries.begin(), unit->entries.end(),
+                               [](const std::string& e) { return !e.empty(); });
   jit::CompileOptions compile;
-  if (generated) compile = compile_options(options);
-  executor = std::make_unique<Executor>(*program, compile, options.threads);
+  if (generated) compile = target.compile_options(options);
+  executor = std::make_unique<Executor>(*program, *unit, target, compile, options.threads);
 
   std::set<std::string> donated(options.donate.begin(), options.donate.end());
   for (int id : program->inputs) {
@@ -232,23 +219,32 @@ Session::Session(const std::string& model_path, Options options) : impl_(std::ma
   impl_->graph = std::make_unique<Graph>(import_onnx_file(model_path));
   canonicalize(*impl_->graph);
   impl_->check_donated();
-  if (impl_->options.target == "ref") {
+  if (!target_for(impl_->options.target).compiles()) {
     impl_->init_reference();
     return;
   }
-  impl_->init_program(lower_for_target(*impl_->graph, impl_->options));
+  impl_->init_program(lower_for_target(*impl_->graph, impl_->options), std::nullopt);
 }
 
 Session::Session(std::unique_ptr<Graph> graph, Program program, Options options)
     : impl_(std::make_unique<Impl>()) {
   check_options(options);
-  VTC_CHECK(options.target == "cpu")
-      << "a lowered program runs on target cpu, not '" << options.target << "'";
   VTC_CHECK(graph) << "a Session needs the graph its program was lowered from";
   impl_->options = std::move(options);
   impl_->graph = std::move(graph);
   impl_->check_donated();
-  impl_->init_program(std::move(program));
+  impl_->init_program(std::move(program), std::nullopt);
+}
+
+Session::Session(std::unique_ptr<Graph> graph, Program program, TranslationUnit unit,
+                 Options options)
+    : impl_(std::make_unique<Impl>()) {
+  check_options(options);
+  VTC_CHECK(graph) << "a Session needs the graph its program was lowered from";
+  impl_->options = std::move(options);
+  impl_->graph = std::move(graph);
+  impl_->check_donated();
+  impl_->init_program(std::move(program), std::move(unit));
 }
 
 Session::~Session() = default;
@@ -338,9 +334,15 @@ bool Session::has_program() const {
 }
 
 const Program& Session::program() const {
-  VTC_CHECK(impl_->program) << "target '" << impl_->options.target
-                            << "' runs the graph on the reference interpreter: no program";
+  VTC_CHECK(impl_->program) << "target " << target_kind_name(impl_->options.target)
+                            << " runs the graph on the reference interpreter: no program";
   return *impl_->program;
+}
+
+const TranslationUnit& Session::translation_unit() const {
+  VTC_CHECK(impl_->unit) << "target " << target_kind_name(impl_->options.target)
+                         << " runs the graph on the reference interpreter: no translation unit";
+  return *impl_->unit;
 }
 
 const Graph& Session::graph() const {

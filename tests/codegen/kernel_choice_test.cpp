@@ -4,8 +4,8 @@
 // output), the modes never / always / auto, and the explain lines.
 #include <gtest/gtest.h>
 
-#include "codegen/gemm_library_rule.h"
-#include "codegen/kernel_choice.h"
+#include "target/cpu_gemm_rule.h"
+#include "target/cpu_kernel_choice.h"
 #include "codegen/library_gemm.h"
 #include "frontend/onnx_import.h"
 #include "model_builder.h"
@@ -95,14 +95,13 @@ TEST(LibraryGemmForm, BatchedWeightGivesBroadcastOffsets) {
   EXPECT_EQ(form->folded, 1);
   EXPECT_EQ(form->a_offsets, (std::vector<int64_t>{0, 0, 0, 12, 12, 12}));
   EXPECT_EQ(form->b_offsets, (std::vector<int64_t>{0, 20, 40, 0, 20, 40}));
-  std::string call = library_gemm_call(*form, "A", "B", "C");
-  EXPECT_NE(call.find("static const int64_t a_offsets[] = {0, 0, 0, 12, 12, 12};"),
-            std::string::npos)
-      << call;
-  EXPECT_NE(
-      call.find("blas_sgemm_batched(false, false, 6, 3, 5, 4, A, a_offsets, B, b_offsets, C)"),
-      std::string::npos)
-      << call;
+  KernelCall call = library_gemm_call(*form, "A", "B", "C");
+  EXPECT_EQ(call.function, "blas_sgemm_batched");
+  EXPECT_EQ(call.locals, (std::vector<std::string>{
+                             "static const int64_t a_offsets[] = {0, 0, 0, 12, 12, 12};",
+                             "static const int64_t b_offsets[] = {0, 20, 40, 0, 20, 40};"}));
+  EXPECT_EQ(call.args, (std::vector<std::string>{"false", "false", "6", "3", "5", "4", "A",
+                                                 "a_offsets", "B", "b_offsets", "C"}));
 }
 
 TEST(LibraryGemmForm, GemmTranspositions) {

@@ -5,7 +5,7 @@
 #include "frontend/onnx_import.h"
 #include "model_builder.h"
 #include "ref/interpreter.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace {

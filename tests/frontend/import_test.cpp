@@ -8,7 +8,7 @@
 #include "ir/printer.h"
 #include "model_builder.h"
 #include "ref/interpreter.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace {

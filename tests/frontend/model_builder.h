@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/tensor.h"
+#include "vtc/tensor.h"
 #include "onnx/onnx_pb.h"
 
 namespace vtc::testing {

@@ -6,7 +6,7 @@
 
 #include "frontend/tensor_io.h"
 #include "ref/random_inputs.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace {

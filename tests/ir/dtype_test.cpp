@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "ir/dtype.h"
-#include "support/error.h"
+#include "vtc/dtype.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "ir/graph.h"
 #include "ir/printer.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace {

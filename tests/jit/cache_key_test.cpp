@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "jit_test_util.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::jit {
 namespace {

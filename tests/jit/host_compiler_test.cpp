@@ -8,7 +8,7 @@
 
 #include "jit/sha256.h"
 #include "jit_test_util.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::jit {
 namespace {

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "mapping/emit.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace {

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "mapping/index_expr.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace {

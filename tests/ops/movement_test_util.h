@@ -15,7 +15,7 @@
 
 #include "ops/op_registry.h"
 #include "ref/interpreter.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::movement_test {
 

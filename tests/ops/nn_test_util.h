@@ -18,7 +18,7 @@
 #include "ir/graph.h"
 #include "ops/op_registry.h"
 #include "ref/interpreter.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::nn_test {
 

@@ -20,7 +20,7 @@ float total(const Tensor& t) {
 
 TEST_F(RuntimeTest, AliasedOutputUpdatesTheDonatedInputInPlace) {
   InPlaceAccumulate m;
-  Session s(std::move(m.graph), std::move(m.program), options({"state"}));
+  Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options({"state"}));
   EXPECT_TRUE(s.inputs()[0].donated);
   EXPECT_FALSE(s.inputs()[1].donated);
   EXPECT_EQ(s.outputs()[0].aliased_input, "state");
@@ -44,7 +44,7 @@ TEST_F(RuntimeTest, AliasedOutputUpdatesTheDonatedInputInPlace) {
 
 TEST_F(RuntimeTest, AliasedOutputBoundElsewhereLeavesTheInputUntouched) {
   InPlaceAccumulate m;
-  Session s(std::move(m.graph), std::move(m.program), options({"state"}));
+  Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options({"state"}));
   Tensor state = random_tensor({DType::f32, {16}}, 3);
   Tensor x = random_tensor({DType::f32, {16}}, 4);
   Tensor before = state, next(DType::f32, {16}), sum(DType::f32, {1});
@@ -58,7 +58,7 @@ TEST_F(RuntimeTest, AliasedOutputBoundElsewhereLeavesTheInputUntouched) {
 
 TEST_F(RuntimeTest, AllocatingRunsNeverModifyTheirInputs) {
   InPlaceAccumulate m;
-  Session s(std::move(m.graph), std::move(m.program), options({"state"}));
+  Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options({"state"}));
   HostTensorMap in{{"state", random_tensor({DType::f32, {16}}, 5)},
                    {"x", random_tensor({DType::f32, {16}}, 6)}};
   Tensor before = in.at("state");
@@ -77,7 +77,7 @@ TEST_F(RuntimeTest, AllocatingRunsNeverModifyTheirInputs) {
 TEST_F(RuntimeTest, ProgramWritingAnInputThatIsNotDonatedIsRefused) {
   InPlaceAccumulate m;
   try {
-    Session s(std::move(m.graph), std::move(m.program), options());
+    Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options());
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("writes input 'state', which is not donated"),
@@ -88,7 +88,7 @@ TEST_F(RuntimeTest, ProgramWritingAnInputThatIsNotDonatedIsRefused) {
 
 TEST_F(RuntimeTest, DonatedBufferSharingAnotherInputsMemoryIsAnError) {
   InPlaceAccumulate m;
-  Session s(std::move(m.graph), std::move(m.program), options({"state"}));
+  Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options({"state"}));
   Tensor state = random_tensor({DType::f32, {16}}, 7), x = state, sum(DType::f32, {1});
   // new_state bound to x's memory: the state would be copied over x, then updated while x is
   // read.

@@ -30,7 +30,7 @@ protected:
   void SetUp() override {
     RuntimeTest::SetUp();
     AddReluMul m;
-    session_ = std::make_unique<Session>(std::move(m.graph), std::move(m.program), options());
+    session_ = std::make_unique<Session>(std::move(m.graph), std::move(m.program), std::move(m.unit), options());
     a_ = random_tensor({DType::f32, {4, 8}}, 1);
     b_ = random_tensor({DType::f32, {4, 8}}, 2);
   }
@@ -77,13 +77,12 @@ TEST_F(SessionErrors, OutputsAreCheckedLikeInputs) {
 
 TEST_F(RuntimeTest, BadOptionsAreNamed) {
   Options o = options();
-  o.target = "tpu";
-  EXPECT_ERROR(Session("m.onnx", o), "unknown target 'tpu' (available: cpu, ref)");
-  o = options();
-  o.strategy = "random";
-  EXPECT_ERROR(Session("m.onnx", o), "unknown strategy 'random'");
+  o.threads = -2;
+  EXPECT_ERROR(Session("m.onnx", o), "threads must be >= 0, got -2");
+  EXPECT_FALSE(parse_target_kind("tpu"));
+  EXPECT_FALSE(parse_strategy_kind("random"));
   AddReluMul m;
-  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), options({"kv"})),
+  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options({"kv"})),
                "donated input 'kv' is not a graph input (inputs: a, b)");
 }
 
@@ -94,48 +93,48 @@ TEST_F(RuntimeTest, MissingModelFileIsNamed) {
 
 TEST_F(RuntimeTest, ReferenceTargetHasNoProgram) {
   AddReluMul m;
-  Session s(std::move(m.graph), std::move(m.program), options());
+  Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options());
   EXPECT_NO_THROW(s.program());
   Options ref = options();
-  ref.target = "ref";
+  ref.target = TargetKind::ref;
   AddReluMul m2;
-  EXPECT_ERROR(Session(std::move(m2.graph), std::move(m2.program), ref),
-               "a lowered program runs on target cpu");
+  EXPECT_ERROR(Session(std::move(m2.graph), std::move(m2.program), std::move(m2.unit), ref),
+               "target ref compiles no program");
 }
 
 TEST_F(RuntimeTest, FallbackReadingAValueWithoutBufferIsRefused) {
   AddReluMul m;
   // Drop t's buffer from the program: the fallback step's Relu can no longer read it.
   m.program.buffers[4].value = nullptr;
-  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), options()),
+  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options()),
                "Relu 'relu' reads 't', which has no buffer");
 }
 
 TEST_F(RuntimeTest, StepWritingAConstantIsRefused) {
   AddReluMul m;
   m.program.steps[2].writes.push_back(3);
-  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), options()),
+  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options()),
                "step 2 'k2 mul' writes constant 'w'");
 }
 
 TEST_F(RuntimeTest, StepWithoutCodeIsRefused) {
   AddReluMul m;
-  m.program.steps[0].entry.clear();
-  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), options()),
+  m.unit.entries[0].clear();
+  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options()),
                "step 0 'k0 add' must have exactly one of a generated entry and a fallback node");
 }
 
 TEST_F(RuntimeTest, MissingEntryPointIsNamed) {
   AddReluMul m;
-  m.program.steps[2].entry = "step_absent";
-  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), options()), "step_absent");
+  m.unit.entries[2] = "step_absent";
+  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options()), "step_absent");
 }
 
 TEST_F(RuntimeTest, CompileErrorsNameTheSource) {
   AddReluMul m;
-  m.program.source += "this is not C++;\n";
+  m.unit.source += "this is not C++;\n";
   std::string message =
-      error_of([&] { Session(std::move(m.graph), std::move(m.program), options()); });
+      error_of([&] { Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options()); });
   EXPECT_NE(message.find("compiling generated C++"), std::string::npos) << message;
   EXPECT_NE(message.find("this is not C++;"), std::string::npos) << message;
 }
@@ -143,7 +142,7 @@ TEST_F(RuntimeTest, CompileErrorsNameTheSource) {
 TEST_F(RuntimeTest, AliasOfANonInputIsRefused) {
   AddReluMul m;
   m.program.buffers[2].alias_of = 4;
-  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), options()),
+  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options()),
                "buffer 'y' aliases buffer 4, but only an output may alias an input");
 }
 

@@ -5,7 +5,7 @@
 // the reference interpreter's values. Elsewhere the same checks hold with two steps.
 #include <fstream>
 
-#include "codegen/conv_max_pool_rule.h"
+#include "target/cpu_conv_pool_rule.h"
 #include "model_builder.h"
 #include "runtime_test_util.h"
 

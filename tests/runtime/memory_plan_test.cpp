@@ -5,7 +5,7 @@
 #include <random>
 
 #include "runtime/memory_plan.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc {
 namespace {

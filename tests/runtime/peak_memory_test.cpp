@@ -73,9 +73,9 @@ TEST_F(PeakMemory, GreedyHoldsBackMovesThatRaiseThePeak) {
   Graph g = import_onnx_bytes(split_bottleneck_concat().bytes(), ".", "block.onnx");
   canonicalize(g);
   Options o = options();
-  o.strategy = "none";
+  o.strategy = StrategyKind::none;
   int64_t none = peak_of(g, o, false);
-  o.strategy = "greedy";
+  o.strategy = StrategyKind::greedy;
   int64_t unweighed = peak_of(g, o, false);
   int64_t weighed = peak_of(g, o, true);
   EXPECT_GT(unweighed, none) << "the block no longer shows the problem the search must avoid";
@@ -93,7 +93,7 @@ TEST_F(PeakMemory, SessionPeakAndOutputsAgainstNone) {
   std::string path = write(split_bottleneck_concat(), "block");
   auto session = [&](const std::string& strategy) {
     Options o = options();
-    o.strategy = strategy;
+    o.strategy = *parse_strategy_kind(strategy);
     return Session(path, o);
   };
   Session none = session("none");
@@ -104,7 +104,9 @@ TEST_F(PeakMemory, SessionPeakAndOutputsAgainstNone) {
     Session s = session(strategy);
     HostTensorMap out = s.run(in);
     EXPECT_TRUE(out.at("y").bitwise_equal(expected.at("y"))) << strategy;
-    if (std::string(strategy) == "greedy") EXPECT_LE(s.peak_bytes(), none.peak_bytes());
+    if (std::string(strategy) == "greedy") {
+      EXPECT_LE(s.peak_bytes(), none.peak_bytes());
+    }
   }
 }
 

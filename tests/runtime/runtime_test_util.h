@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "codegen/translation_unit.h"
 #include "lower/program.h"
 #include "ref/compare.h"
 #include "ref/random_inputs.h"
@@ -46,6 +47,21 @@ inline int add_buffer(Program& p, const Value* v, BufferRole role) {
   return int(p.buffers.size()) - 1;
 }
 
+// A step of a hand-written program: generated (its entry point named in the translation
+// unit) when `fallback` is empty, else run on the reference interpreter.
+inline StepInfo step_of(std::string name, std::vector<int> reads, std::vector<int> writes,
+                        int64_t bytes, int64_t flops, std::vector<const Node*> fallback = {}) {
+  StepInfo s;
+  s.name = std::move(name);
+  s.kind = fallback.empty() ? StepKind::kernel : StepKind::interpreter;
+  s.fallback = std::move(fallback);
+  s.reads = std::move(reads);
+  s.writes = std::move(writes);
+  s.bytes = bytes;
+  s.flops = flops;
+  return s;
+}
+
 // y = Neg(Relu(a + b)) * w over f32[4,8], with w a constant:
 //   step 0  generated  t = a + b
 //   step 1  fallback   Relu(t) -> r (no buffer: lives in the step), Neg(r) -> u
@@ -54,6 +70,7 @@ inline int add_buffer(Program& p, const Value* v, BufferRole role) {
 struct AddReluMul {
   std::unique_ptr<Graph> graph = std::make_unique<Graph>();
   Program program;
+  TranslationUnit unit;
 
   AddReluMul() {
     TensorType f{DType::f32, {4, 8}};
@@ -83,10 +100,13 @@ struct AddReluMul {
     add_buffer(p, t, BufferRole::intermediate);
     add_buffer(p, u, BufferRole::intermediate);
     p.strategy = "none";
-    p.steps.push_back({"k0 add", "step_add", {}, false, {0, 1}, {4}, 384, 32});
-    p.steps.push_back({"k1 relu neg", "", {relu, neg}, false, {4}, {5}, 256, 64});
-    p.steps.push_back({"k2 mul", "step_mul", {}, false, {5, 3}, {2}, 384, 32});
-    p.source = R"(
+    p.steps.push_back(step_of("k0 add", {0, 1}, {4}, 384, 32));
+    unit.entries.push_back("step_add");
+    p.steps.push_back(step_of("k1 relu neg", {4}, {5}, 256, 64, {relu, neg}));
+    unit.entries.push_back("");
+    p.steps.push_back(step_of("k2 mul", {5, 3}, {2}, 384, 32));
+    unit.entries.push_back("step_mul");
+    unit.source = R"(
 extern "C" void step_add(void* const* buf, void*) {
   const float* a = static_cast<const float*>(buf[0]);
   const float* b = static_cast<const float*>(buf[1]);
@@ -109,6 +129,7 @@ extern "C" void step_mul(void* const* buf, void*) {
 struct InPlaceAccumulate {
   std::unique_ptr<Graph> graph = std::make_unique<Graph>();
   Program program;
+  TranslationUnit unit;
 
   InPlaceAccumulate() {
     TensorType f{DType::f32, {16}};
@@ -128,9 +149,11 @@ struct InPlaceAccumulate {
     p.outputs = {add_buffer(p, next, BufferRole::output), add_buffer(p, sum, BufferRole::output)};
     p.buffers[2].alias_of = 0;
     p.strategy = "none";
-    p.steps.push_back({"k0 accumulate", "step_acc", {}, false, {0, 1}, {2}, 192, 16});
-    p.steps.push_back({"k1 total", "step_sum", {}, false, {2}, {3}, 68, 16});
-    p.source = R"(
+    p.steps.push_back(step_of("k0 accumulate", {0, 1}, {2}, 192, 16));
+    unit.entries.push_back("step_acc");
+    p.steps.push_back(step_of("k1 total", {2}, {3}, 68, 16));
+    unit.entries.push_back("step_sum");
+    unit.source = R"(
 extern "C" void step_acc(void* const* buf, void*) {
   const float* x = static_cast<const float*>(buf[1]);
   float* s = static_cast<float*>(buf[2]); // the state's own buffer
@@ -171,14 +194,14 @@ inline void expect_strategies_match_reference(
     const std::string& path, const Options& base, double tol,
     const std::function<void(const std::string&, const Session&)>& inspect = nullptr) {
   Options ref_options = base;
-  ref_options.target = "ref";
+  ref_options.target = TargetKind::ref;
   Session ref(path, ref_options);
   const HostTensorMap in = random_inputs(ref, 3);
   const HostTensorMap expected = ref.run(in);
   std::optional<HostTensorMap> none;
   for (const char* strategy : {"none", "type1", "greedy"}) {
     Options o = base;
-    o.strategy = strategy;
+    o.strategy = *parse_strategy_kind(strategy);
     Session s(path, o);
     if (inspect) inspect(strategy, s);
     const HostTensorMap out = s.run(in);
@@ -186,9 +209,10 @@ inline void expect_strategies_match_reference(
       const Comparison c = compare_rel_l2(out.at(name), want, tol);
       EXPECT_TRUE(c.ok) << strategy << ", " << name << ": " << c.message << " (rel L2 "
                         << c.rel_l2_err << ")";
-      if (none)
+      if (none) {
         EXPECT_TRUE(out.at(name).bitwise_equal(none->at(name)))
             << strategy << ", " << name << " against none";
+      }
     }
     if (!none) none = out;
   }

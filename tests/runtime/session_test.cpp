@@ -20,7 +20,7 @@ using testing::RuntimeTest;
 
 TEST_F(RuntimeTest, HandWrittenProgramMatchesTheReferenceBitwise) {
   AddReluMul m;
-  Session s(std::move(m.graph), std::move(m.program), options());
+  Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options());
   HostTensorMap in = random_inputs(s, 1);
   HostTensorMap out = s.run(in);
   TensorMap expected = run_reference(s.graph(), in);
@@ -35,7 +35,7 @@ TEST_F(RuntimeTest, HandWrittenProgramMatchesTheReferenceBitwise) {
 
 TEST_F(RuntimeTest, ReportsArenaConstantsStepTimesAndProgram) {
   AddReluMul m;
-  Session s(std::move(m.graph), std::move(m.program), options());
+  Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options());
   // t (steps 0..1) and u (steps 1..2) are live together at step 1: 2 x 128 bytes.
   EXPECT_EQ(s.peak_bytes(), 256);
   EXPECT_EQ(s.constant_bytes(), 128);
@@ -61,7 +61,7 @@ TEST_F(RuntimeTest, SecondSessionLoadsTheCachedObject) {
 
 TEST_F(RuntimeTest, OutputsAreWrittenIntoCallerMemory) {
   AddReluMul m;
-  Session s(std::move(m.graph), std::move(m.program), options());
+  Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options());
   HostTensorMap in = random_inputs(s, 5);
   Tensor y(DType::f32, {4, 8});
   s.run({{"a", TensorView::of(in.at("a"))}, {"b", TensorView::of(in.at("b"))}},
@@ -80,6 +80,7 @@ TEST_F(RuntimeTest, OutputsAreWrittenIntoCallerMemory) {
 struct WriteBeforeRead {
   std::unique_ptr<Graph> graph = std::make_unique<Graph>();
   Program program;
+  TranslationUnit unit;
 
   WriteBeforeRead() {
     TensorType f{DType::f32, {8}};
@@ -93,9 +94,11 @@ struct WriteBeforeRead {
     program.inputs = {testing::add_buffer(program, a, BufferRole::input)};
     program.outputs = {testing::add_buffer(program, y1, BufferRole::output),
                        testing::add_buffer(program, y2, BufferRole::output)};
-    program.steps.push_back({"neg", "step_neg", {}, false, {0}, {1}, 64, 8});
-    program.steps.push_back({"double", "step_double", {}, false, {0}, {2}, 64, 8});
-    program.source = R"(
+    program.steps.push_back(testing::step_of("neg", {0}, {1}, 64, 8));
+    unit.entries.push_back("step_neg");
+    program.steps.push_back(testing::step_of("double", {0}, {2}, 64, 8));
+    unit.entries.push_back("step_double");
+    unit.source = R"(
 extern "C" void step_neg(void* const* buf, void*) {
   for (int i = 0; i < 8; ++i) static_cast<float*>(buf[1])[i] = -static_cast<float*>(buf[0])[i];
 }
@@ -109,7 +112,7 @@ extern "C" void step_double(void* const* buf, void*) {
 
 TEST_F(RuntimeTest, OutputSharingAnInputsMemoryIsStillCorrect) {
   WriteBeforeRead m;
-  Session s(std::move(m.graph), std::move(m.program), options());
+  Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options());
   HostTensorMap in = random_inputs(s, 7);
   TensorMap expected = run_reference(s.graph(), in);
   Tensor a = in.at("a"), y2(DType::f32, {8});
@@ -129,7 +132,7 @@ TEST_F(RuntimeTest, ReferenceTargetRunsTheSameApi) {
   std::ofstream(path, std::ios::binary) << b.bytes();
 
   Options ref = options();
-  ref.target = "ref";
+  ref.target = TargetKind::ref;
   Session r(path, ref);
   EXPECT_FALSE(r.has_program());
   EXPECT_EQ(r.peak_bytes(), 0);
@@ -143,7 +146,7 @@ TEST_F(RuntimeTest, ReferenceTargetRunsTheSameApi) {
               std::max(0.0, double(in.at("a").data<float>()[i] + in.at("b").data<float>()[i])));
 
   Options cpu = options();
-  cpu.strategy = "none";
+  cpu.strategy = StrategyKind::none;
   Session c(path, cpu);
   EXPECT_TRUE(c.has_program());
   EXPECT_TRUE(c.run(in).at("y").bitwise_equal(y));

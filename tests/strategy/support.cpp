@@ -15,7 +15,7 @@
 #include "passes/fusion.h"
 #include "ref/random_inputs.h"
 #include "strategy/synthetic.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::testing {
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support.h"
-#include "support/error.h"
+#include "vtc/error.h"
 
 namespace vtc::testing {
 namespace {

@@ -14,13 +14,13 @@
 #include <sstream>
 
 #include "codegen/elementwise_expr.h"
-#include "codegen/flat_plane.h"
 #include "codegen/library_gemm.h"
-#include "codegen/transposed_operand.h"
 #include "kernels/cpu/conv_shape.h"
 #include "mapping/contiguity.h"
 #include "mapping/emit.h"
+#include "mapping/flat_plane.h"
 #include "mapping/rules.h"
+#include "mapping/transposed_operand.h"
 #include "ops/op_registry.h"
 #include "passes/fusion.h"
 #include "support/error.h"

@@ -1,7 +1,7 @@
 // The transposed view of a matrix operand by composition: a transpose of the value's last two
 // dimensions composed with the value's own mapping, kept only when its contiguity shows each
 // of its rows in one run while the value's own rows are not.
-#include "codegen/transposed_operand.h"
+#include "mapping/transposed_operand.h"
 
 #include <numeric>
 #include <utility>

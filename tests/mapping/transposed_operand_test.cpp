@@ -1,9 +1,9 @@
-// Tests of transposed_operand (src/codegen/transposed_operand.h): a virtual transpose of a K
+// Tests of transposed_operand (src/mapping/transposed_operand.h): a virtual transpose of a K
 // cache is read through the cache's own layout, rows of K contiguous elements; a value whose
 // rows are runs already, or whose transpose has no runs either, keeps its own mapping.
 #include <gtest/gtest.h>
 
-#include "codegen/transposed_operand.h"
+#include "mapping/transposed_operand.h"
 #include "mapping/base.h"
 #include "mapping/layout.h"
 

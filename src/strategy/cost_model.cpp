@@ -8,36 +8,10 @@
 
 #include <fmt/core.h>
 
+#include "mapping/transposed_operand.h"
+
 namespace vtc {
 namespace {
-
-// The mapping read with its last two virtual dimensions exchanged.
-Mapping swap_last_two(const Mapping& m) {
-  int r = m.rank();
-  Mapping out{m.shape, {}};
-  std::swap(out.shape[size_t(r - 2)], out.shape[size_t(r - 1)]);
-  for (const Piece& p : m.pieces) {
-    Piece q = p;
-    std::swap(q.guard[size_t(r - 2)], q.guard[size_t(r - 1)]);
-    std::vector<IndexExpr> repl(static_cast<size_t>(r));
-    // old variable r-2 (range guard[r-2]) is now variable r-1, and the other way round.
-    repl[size_t(r - 2)] =
-        IndexExpr::var(r - 1, p.guard[size_t(r - 2)].lo, p.guard[size_t(r - 2)].hi);
-    repl[size_t(r - 1)] =
-        IndexExpr::var(r - 2, p.guard[size_t(r - 1)].lo, p.guard[size_t(r - 1)].hi);
-    for (int d = 0; d < r - 2; ++d)
-      repl[size_t(d)] = IndexExpr();
-    for (IndexExpr& e : q.index)
-      e = substitute(e, repl);
-    for (Search& s : q.searches)
-      for (auto& [a, b] : s.eqs) {
-        a = substitute(a, repl);
-        b = substitute(b, repl);
-      }
-    out.pieces.push_back(std::move(q));
-  }
-  return out;
-}
 
 int count_loads(const ExprNode* e, std::set<const ExprNode*>& seen) {
   if (!e || !seen.insert(e).second) return 0;

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <set>
 
 #include <fmt/core.h>
 
@@ -12,14 +11,6 @@
 
 namespace vtc {
 namespace {
-
-int count_loads(const ExprNode* e, std::set<const ExprNode*>& seen) {
-  if (!e || !seen.insert(e).second) return 0;
-  int n = e->kind == ExprKind::load ? 1 : 0;
-  for (const ExprNode* c : e->ops)
-    n += count_loads(c, seen);
-  return n;
-}
 
 bool degenerate(const Box& b) {
   for (const Range& r : b)
@@ -55,11 +46,7 @@ MappingProfile profile_mapping(const Mapping& m, int elem_bytes, int64_t transac
     distinct += std::min(vol, region);
     for (const Search& s : p.searches)
       probes += vol * double(s.extent) * double(s.eqs.size());
-    std::set<const ExprNode*> seen;
-    int n = 0;
-    for (IndexExpr e : p.index)
-      n += count_loads(e.node(), seen);
-    loads += vol * double(n) / double(run);
+    loads += vol * double(load_terms(p.index).size()) / double(run);
   }
   prof.footprint = std::min(1.0, distinct / numel);
   prof.probes = probes / numel;

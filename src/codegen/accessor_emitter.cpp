@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "codegen/elementwise_expr.h"
-#include "codegen/flat_plane.h"
+#include "mapping/flat_plane.h"
 #include "mapping/contiguity.h"
 #include "mapping/emit.h"
 #include "mapping/rules.h"

@@ -2,7 +2,7 @@
 // index space, over image planes flattened to one row when both sides keep them contiguous.
 #include "codegen/copy_kernel.h"
 
-#include "codegen/flat_plane.h"
+#include "mapping/flat_plane.h"
 #include "codegen/kernel_call.h"
 #include "mapping/rules.h"
 #include "vtc/error.h"

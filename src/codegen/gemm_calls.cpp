@@ -4,11 +4,11 @@
 // their epilogue in one pass over the output.
 #include <algorithm>
 
-#include "codegen/flat_plane.h"
+#include "mapping/flat_plane.h"
 #include "codegen/kernel_calls.h"
 #include "mapping/rules.h"
 #include "codegen/library_gemm.h"
-#include "codegen/transposed_operand.h"
+#include "mapping/transposed_operand.h"
 #include "passes/fusion.h"
 #include "vtc/error.h"
 

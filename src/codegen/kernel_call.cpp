@@ -7,7 +7,7 @@
 #include <set>
 
 #include "codegen/elementwise_expr.h"
-#include "codegen/flat_plane.h"
+#include "mapping/flat_plane.h"
 #include "codegen/kernel_calls.h"
 #include "mapping/rules.h"
 #include "passes/fusion.h"

@@ -2,7 +2,7 @@
 // chosen here, so the compiler instantiates only that one: depthwise, row, padded-plane or
 // implicit-GEMM), a convolution and the max pooling of its output in one kernel, 2-D max and
 // average pooling, and global pooling.
-#include "codegen/flat_plane.h"
+#include "mapping/flat_plane.h"
 #include "codegen/kernel_calls.h"
 #include "kernels/cpu/conv_shape.h"
 #include "passes/fusion.h"

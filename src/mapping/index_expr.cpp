@@ -367,6 +367,20 @@ IndexExpr substitute(IndexExpr e, std::span<const IndexExpr> repl) {
   return e;
 }
 
+std::vector<IndexExpr> load_terms(std::span<const IndexExpr> roots) {
+  std::vector<IndexExpr> out;
+  std::unordered_set<const ExprNode*> seen;
+  auto walk = [&](auto& self, const ExprNode* n) -> void {
+    if (!n || !n->has_load || !seen.insert(n).second) return;
+    if (n->kind == ExprKind::load) out.push_back(IndexExpr(n));
+    for (const ExprNode* o : n->ops)
+      self(self, o);
+  };
+  for (IndexExpr e : roots)
+    walk(walk, e.node());
+  return out;
+}
+
 namespace {
 
 void print(const ExprNode* n, const VarNamer& name, std::string& out, bool atom_ctx);

@@ -104,6 +104,11 @@ int64_t eval(IndexExpr e, std::span<const int64_t> vars, const LoadFn& load = {}
 // simplifies (the replacement's ranges replace the old variable's range).
 IndexExpr substitute(IndexExpr e, std::span<const IndexExpr> repl);
 
+// The distinct load(...) terms of `roots` (null ones are skipped): each once however often it
+// occurs, since equal terms are one node; loads inside the indices of a load included; in the
+// order a depth-first walk meets them.
+std::vector<IndexExpr> load_terms(std::span<const IndexExpr> roots);
+
 // Stable text form: `i0*4096 + (i1 floordiv 4)*128 + i3 + 4096`, `load(idx, i0, 2) mod 16`.
 using VarNamer = std::function<std::string(int id)>;
 std::string to_string(IndexExpr e, const VarNamer& name = {});

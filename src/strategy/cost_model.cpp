@@ -4,48 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <set>
 
 #include <fmt/core.h>
 
+#include "mapping/transposed_operand.h"
+
 namespace vtc {
 namespace {
-
-// The mapping read with its last two virtual dimensions exchanged.
-Mapping swap_last_two(const Mapping& m) {
-  int r = m.rank();
-  Mapping out{m.shape, {}};
-  std::swap(out.shape[size_t(r - 2)], out.shape[size_t(r - 1)]);
-  for (const Piece& p : m.pieces) {
-    Piece q = p;
-    std::swap(q.guard[size_t(r - 2)], q.guard[size_t(r - 1)]);
-    std::vector<IndexExpr> repl(static_cast<size_t>(r));
-    // old variable r-2 (range guard[r-2]) is now variable r-1, and the other way round.
-    repl[size_t(r - 2)] =
-        IndexExpr::var(r - 1, p.guard[size_t(r - 2)].lo, p.guard[size_t(r - 2)].hi);
-    repl[size_t(r - 1)] =
-        IndexExpr::var(r - 2, p.guard[size_t(r - 1)].lo, p.guard[size_t(r - 1)].hi);
-    for (int d = 0; d < r - 2; ++d)
-      repl[size_t(d)] = IndexExpr();
-    for (IndexExpr& e : q.index)
-      e = substitute(e, repl);
-    for (Search& s : q.searches)
-      for (auto& [a, b] : s.eqs) {
-        a = substitute(a, repl);
-        b = substitute(b, repl);
-      }
-    out.pieces.push_back(std::move(q));
-  }
-  return out;
-}
-
-int count_loads(const ExprNode* e, std::set<const ExprNode*>& seen) {
-  if (!e || !seen.insert(e).second) return 0;
-  int n = e->kind == ExprKind::load ? 1 : 0;
-  for (const ExprNode* c : e->ops)
-    n += count_loads(c, seen);
-  return n;
-}
 
 bool degenerate(const Box& b) {
   for (const Range& r : b)
@@ -81,11 +46,7 @@ MappingProfile profile_mapping(const Mapping& m, int elem_bytes, int64_t transac
     distinct += std::min(vol, region);
     for (const Search& s : p.searches)
       probes += vol * double(s.extent) * double(s.eqs.size());
-    std::set<const ExprNode*> seen;
-    int n = 0;
-    for (IndexExpr e : p.index)
-      n += count_loads(e.node(), seen);
-    loads += vol * double(n) / double(run);
+    loads += vol * double(load_terms(p.index).size()) / double(run);
   }
   prof.footprint = std::min(1.0, distinct / numel);
   prof.probes = probes / numel;

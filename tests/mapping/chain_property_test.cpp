@@ -12,62 +12,27 @@ namespace {
 
 constexpr int kChains = 200;
 
-struct Step {
-  Node* node;
-  size_t in;  // which input the chain enters by
-  size_t out; // which output it leaves by
-  RuleResult rule;
-};
-
-// Builds a chain from a fresh input; each step's rule must exist (else another op is tried).
-std::vector<Step> build_chain(Builder& b, Value* x, bool write, int length) {
-  std::vector<Step> steps;
-  const auto& ops = generated_ops();
-  for (int tries = 0; int(steps.size()) < length && tries < 200; ++tries) {
-    const std::string& op = ops[size_t(b.uniform(0, int64_t(ops.size()) - 1))];
-    Node* n = random_op(b, op, x, write);
-    if (!n || n->output(0)->type.numel() == 0) continue;
-    RuleResult r = write ? write_side(*n) : read_side(*n);
-    if (!r.ok()) continue;
-    size_t in = 0;
-    while (n->input(in) != x)
-      ++in;
-    size_t out = size_t(b.uniform(0, int64_t(n->outputs.size()) - 1));
-    steps.push_back({n, in, out, std::move(r)});
-    x = n->output(out);
-  }
-  return steps;
-}
-
 TEST(ChainProperty, ComposedReadSidesMatchReference) {
   int checked = 0, unrepresentable = 0;
   for (int k = 0; k < kChains; ++k) {
     Builder b(9000 + uint64_t(k));
     Value* x0 = b.input(random_shape(b, 1, 4, 5));
-    std::vector<Step> steps = build_chain(b, x0, false, int(b.uniform(2, 5)));
+    std::vector<ChainStep> steps = random_chain(b, x0, false, int(b.uniform(2, 5)));
     ASSERT_GE(steps.size(), 2u);
     BaseEnv env;
     env.add(b);
-    Mapping m = *steps.back().rule.mappings[steps.back().out];
-    bool ok = true;
-    std::string trace = steps.back().node->op;
-    for (size_t s = steps.size() - 1; s-- > 0 && ok;) {
-      trace = steps[s].node->op + " -> " + trace;
-      Result<Mapping> c = compose(m, value_base(steps[s].node->output(steps[s].out)),
-                                  *steps[s].rule.mappings[steps[s].out]);
-      if (!c.ok()) {
-        EXPECT_FALSE(c.reason.empty());
-        ok = false;
-      } else {
-        m = *c;
-      }
-    }
-    for (const Step& s : steps)
+    Result<Mapping> composed = compose_read_chain(steps);
+    std::string trace = steps[0].node->op;
+    for (size_t s = 1; s < steps.size(); ++s)
+      trace += " -> " + steps[s].node->op;
+    for (const ChainStep& s : steps)
       env.add(s.rule);
-    if (!ok) {
+    if (!composed.ok()) {
+      EXPECT_FALSE(composed.reason.empty());
       ++unrepresentable;
       continue;
     }
+    const Mapping& m = *composed;
     for (const Piece& p : m.pieces) {
       if (p.base) {
         EXPECT_FALSE(p.base->key && static_cast<const Value*>(p.base->key)->producer)
@@ -88,7 +53,7 @@ TEST(ChainProperty, ComposedWriteSidesMatchReference) {
   for (int k = 0; k < kChains; ++k) {
     Builder b(19000 + uint64_t(k));
     Value* x0 = b.input(random_shape(b, 1, 4, 5));
-    std::vector<Step> steps = build_chain(b, x0, true, int(b.uniform(2, 5)));
+    std::vector<ChainStep> steps = random_chain(b, x0, true, int(b.uniform(2, 5)));
     ASSERT_GE(steps.size(), 2u);
     Mapping m = *steps[0].rule.mappings[steps[0].in];
     bool ok = true;
@@ -108,7 +73,7 @@ TEST(ChainProperty, ComposedWriteSidesMatchReference) {
     }
     BaseEnv env;
     env.add(b);
-    for (const Step& s : steps)
+    for (const ChainStep& s : steps)
       env.add(s.rule);
     bool all = false;
     std::string err = check_writes({{&m, &b.env.at(x0)}}, env, &all);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "mapping/compose.h"
+
 namespace vtc::test {
 namespace {
 
@@ -380,6 +382,36 @@ Node* random_op(Builder& b, const std::string& op, Value* x, bool writable) {
   for (auto& [name, g] : gens())
     if (name == op) return g(b, x, writable);
   return nullptr;
+}
+
+std::vector<ChainStep> random_chain(Builder& b, Value* x, bool write, int length,
+                                    const std::vector<std::string>& ops) {
+  std::vector<ChainStep> steps;
+  for (int tries = 0; int(steps.size()) < length && tries < 200; ++tries) {
+    const std::string& op = ops[size_t(b.uniform(0, int64_t(ops.size()) - 1))];
+    Node* n = random_op(b, op, x, write);
+    if (!n || n->output(0)->type.numel() == 0) continue;
+    RuleResult r = write ? write_side(*n) : read_side(*n);
+    if (!r.ok()) continue;
+    size_t in = 0;
+    while (n->input(in) != x)
+      ++in;
+    size_t out = size_t(b.uniform(0, int64_t(n->outputs.size()) - 1));
+    steps.push_back({n, in, out, std::move(r)});
+    x = n->output(out);
+  }
+  return steps;
+}
+
+Result<Mapping> compose_read_chain(const std::vector<ChainStep>& steps) {
+  Mapping m = *steps.back().rule.mappings[steps.back().out];
+  for (size_t s = steps.size() - 1; s-- > 0;) {
+    Result<Mapping> c = compose(m, value_base(steps[s].node->output(steps[s].out)),
+                                *steps[s].rule.mappings[steps[s].out]);
+    if (!c.ok()) return c;
+    m = *c;
+  }
+  return Result<Mapping>{std::move(m), ""};
 }
 
 } // namespace vtc::test

@@ -126,6 +126,30 @@ std::string check_read(const Mapping& m, const Tensor& expected, const BaseEnv& 
   return "";
 }
 
+std::string check_same_as(const Mapping& m, const Mapping& original,
+                          const std::function<Shape(const Shape&)>& at, const BaseEnv& env) {
+  LoadFn load = env.loader();
+  auto where = [](const std::optional<Located>& l) {
+    if (!l) return std::string("nowhere");
+    return l->base ? l->base->name + shape_str(l->index) : "constant " + std::to_string(l->value);
+  };
+  Shape idx(m.shape.size(), 0);
+  for (int64_t flat = 0; flat < shape_numel(m.shape); ++flat) {
+    Shape orig = at(idx);
+    std::optional<Located> got = locate(m, idx, load), want = locate(original, orig, load);
+    bool same_place = got && want && got->base == want->base &&
+                      (got->base ? got->index == want->index : same(got->value, want->value));
+    if (!same_place)
+      return "at " + shape_str(idx) + ": " + where(got) + ", original at " + shape_str(orig) +
+             ": " + where(want);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < m.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return "";
+}
+
 std::string check_writes(const std::vector<std::pair<const Mapping*, const Tensor*>>& writes,
                          const BaseEnv& env, bool* all_written) {
   LoadFn load = env.loader();

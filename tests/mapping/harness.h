@@ -3,6 +3,7 @@
 // eval_node), and checks a mapping against the materialised tensors at every index.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -44,6 +45,10 @@ struct BaseEnv {
 
 // Checks `m` (virtual tensor `expected`) at every index; returns "" or the first mismatch.
 std::string check_read(const Mapping& m, const Tensor& expected, const BaseEnv& env);
+// Checks that `m` at every index i lands where `original` does at at(i): the same base element
+// (the same value for constant pieces). Returns "" or the first mismatch.
+std::string check_same_as(const Mapping& m, const Mapping& original,
+                          const std::function<Shape(const Shape&)>& at, const BaseEnv& env);
 // Simulates writing each input through its mapping (in input order) and checks every written
 // element against the reference; `all_written` says whether every element of every target
 // was written. Returns "" or the first mismatch.

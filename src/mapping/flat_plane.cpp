@@ -1,6 +1,6 @@
 // Plane flattening by composition: the flattened view is a reshape of the value, composed with
 // the value's own mapping, and kept only when its contiguity shows whole planes in one run.
-#include "codegen/flat_plane.h"
+#include "mapping/flat_plane.h"
 
 #include "mapping/compose.h"
 #include "mapping/contiguity.h"

@@ -3,7 +3,8 @@
 // positions) consecutive elements lie a head dimension apart, while its columns are rows of
 // the cache, contiguous. A kernel handed the transpose's own mapping, [.., N, K] with runs
 // along K, reads each column as one run (gemm_bt in kernels/cpu/gemm.h) instead of gathering
-// every B row element by element.
+// every B row element by element. The cost model asks the same question of every operand a
+// GEMM reads (NN or NT, whichever has the longer runs) through swap_last_two.
 #pragma once
 
 #include <optional>
@@ -16,5 +17,10 @@ namespace vtc {
 // dimensions swapped, when its own rows are not runs of memory but the swapped view's rows
 // (K elements each) are; nullopt otherwise.
 std::optional<Mapping> transposed_operand(const Mapping& m, const Base* base, int64_t elem_bytes);
+
+// `m` read with its last two virtual dimensions exchanged, by substitution: each piece's guard
+// ranges swap and variable r-2 becomes r-1 and r-1 becomes r-2 in its index expressions and
+// searches. Needs rank >= 2 and every piece's guard non-empty in its last two dimensions.
+Mapping swap_last_two(const Mapping& m);
 
 } // namespace vtc

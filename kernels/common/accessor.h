@@ -23,31 +23,10 @@
 // data by `contig` and `has_ptr` (vector loads, packing), never the arithmetic or its order.
 //
 // This header compiles as host C++20 (g++, clang) and as CUDA device code under NVRTC
-// (-default-device, C++20): no standard-library headers, VTC_HD on every function.
+// (-default-device, C++20): no standard-library headers (portable.h), VTC_HD on every function.
 #pragma once
 
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define VTC_HD __host__ __device__
-#define VTC_INLINE __forceinline__
-#else
-#define VTC_HD
-#define VTC_INLINE inline
-#endif
-
-#if defined(__CUDACC_RTC__)
-// NVRTC has no <cstdint>; these are the types generated code and kernels use.
-using int8_t = signed char;
-using uint8_t = unsigned char;
-using int16_t = short;
-using uint16_t = unsigned short;
-using int32_t = int;
-using uint32_t = unsigned int;
-using int64_t = long long;
-using uint64_t = unsigned long long;
-#else
-#include <cstddef>
-#include <cstdint>
-#endif
+#include "portable.h"
 
 namespace vtc::kernels {
 

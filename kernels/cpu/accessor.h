@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "scalar_types.h"
+#include "../common/scalar_types.h"
 
 namespace vtc::kernels {
 

@@ -1,7 +1,7 @@
 // Element type names, sizes and the half / bfloat16 conversions.
 #include "ir/dtype.h"
 
-#include "kernels/cpu/scalar_types.h"
+#include "kernels/common/scalar_types.h"
 #include "support/error.h"
 
 namespace vtc {

@@ -56,6 +56,14 @@ concept Accessor = requires {
   A::rank;
   A::contig;
   A::has_ptr;
-} && (int(A::rank) >= 0) && (int64_t(A::contig) >= 1) && (bool(A::has_ptr) || !bool(A::has_ptr));
+  requires int(A::rank) >= 0 && int64_t(A::contig) >= 1;
+  requires bool(A::has_ptr) || !bool(A::has_ptr); // a constant
+};
+
+// The compute type an accessor's load() returns (float for f32/f16/bf16, double for f64,
+// int64_t for the integer types).
+template <typename A>
+using compute_t =
+    portable::remove_cvref_t<decltype(portable::declval<const A&>().load(Index<A::rank>{}))>;
 
 } // namespace vtc::kernels

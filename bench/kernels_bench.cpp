@@ -550,8 +550,7 @@ void BM_Upsample(benchmark::State& state) {
   k::DenseAccessor<float, 4> xa(x.data(), {1, c, hw, hw});
   k::DenseAccessor<float, 4> ya(y.data(), {1, c, 2 * hw, 2 * hw});
   for (auto _ : state) {
-    k::upsample_nearest(ya, xa, std::array<int64_t, 4>{1, c, 2 * hw, 2 * hw},
-                        std::array<int64_t, 4>{1, 1, 2, 2});
+    k::upsample_nearest(ya, xa, k::Index<4>{1, c, 2 * hw, 2 * hw}, k::Index<4>{1, 1, 2, 2});
     benchmark::DoNotOptimize(y.data());
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);

@@ -23,31 +23,10 @@
 // data by `contig` and `has_ptr` (vector loads, packing), never the arithmetic or its order.
 //
 // This header compiles as host C++20 (g++, clang) and as CUDA device code under NVRTC
-// (-default-device, C++20): no standard-library headers, VTC_HD on every function.
+// (-default-device, C++20): no standard-library headers (portable.h), VTC_HD on every function.
 #pragma once
 
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define VTC_HD __host__ __device__
-#define VTC_INLINE __forceinline__
-#else
-#define VTC_HD
-#define VTC_INLINE inline
-#endif
-
-#if defined(__CUDACC_RTC__)
-// NVRTC has no <cstdint>; these are the types generated code and kernels use.
-using int8_t = signed char;
-using uint8_t = unsigned char;
-using int16_t = short;
-using uint16_t = unsigned short;
-using int32_t = int;
-using uint32_t = unsigned int;
-using int64_t = long long;
-using uint64_t = unsigned long long;
-#else
-#include <cstddef>
-#include <cstdint>
-#endif
+#include "portable.h"
 
 namespace vtc::kernels {
 
@@ -77,6 +56,14 @@ concept Accessor = requires {
   A::rank;
   A::contig;
   A::has_ptr;
-} && (int(A::rank) >= 0) && (int64_t(A::contig) >= 1) && (bool(A::has_ptr) || !bool(A::has_ptr));
+  requires int(A::rank) >= 0 && int64_t(A::contig) >= 1;
+  requires bool(A::has_ptr) || !bool(A::has_ptr); // a constant
+};
+
+// The compute type an accessor's load() returns (float for f32/f16/bf16, double for f64,
+// int64_t for the integer types).
+template <typename A>
+using compute_t =
+    portable::remove_cvref_t<decltype(portable::declval<const A&>().load(Index<A::rank>{}))>;
 
 } // namespace vtc::kernels

@@ -1,33 +1,18 @@
-// The accessor contract between kernel templates and generated code. A kernel never sees a
-// pointer and strides; it sees accessors, which is how the same kernel reads a physical
-// tensor, a virtual tensor (a mapping onto one or more physical buffers), or a fused
-// elementwise prologue, and writes a physical tensor, a virtual one, or through an epilogue.
-//
-// An accessor type A provides:
-//   using value_type = T;                   // storage type of the elements (float, f16, ...)
-//   static constexpr int rank = R;          // number of index dimensions
-//   static constexpr int64_t contig = C;    // >= 1: for every index i with i[R-1] % C == 0,
-//                                           // elements i .. i + (C-1 along the last dim) are
-//                                           // adjacent in memory in one buffer
-//   static constexpr bool has_ptr = P;      // ptr() is available (false for computed values)
-//   float load(const Index<R>& i) const;    // the element at i, converted to float (double
-//                                           // for f64 tensors)
-//   void store(const Index<R>& i, float v) const;   // writers only
-//   value_type* ptr(const Index<R>& i) const;       // when has_ptr: address of element i
+// The cpu target's side of the accessor contract (kernels/common/accessor.h, which every
+// target shares and which documents it): DenseAccessor, the accessor of every physical tensor,
+// and the common Index, Accessor and compute_t, with the scalar types and their conversions
+// (kernels/common/scalar_types.h) that load() and store() go through.
 //
 // The rule that keeps every strategy bitwise identical: a kernel may choose HOW it moves
 // data by `contig` and `has_ptr` (vector loads, packing), never the arithmetic or its order.
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <cstring>
 
-#include "scalar_types.h"
+#include "../common/accessor.h"
+#include "../common/scalar_types.h"
 
 namespace vtc::kernels {
-
-template <int R> using Index = std::array<int64_t, size_t(R)>;
 
 // A dense, row-major tensor in one buffer: the accessor of every physical tensor.
 template <typename T, int R> struct DenseAccessor {
@@ -43,14 +28,14 @@ template <typename T, int R> struct DenseAccessor {
   DenseAccessor(T* d, const Index<R>& shape) : data(d) {
     int64_t s = 1;
     for (int k = R - 1; k >= 0; --k) {
-      strides[size_t(k)] = s;
-      s *= shape[size_t(k)];
+      strides[k] = s;
+      s *= shape[k];
     }
   }
   int64_t offset(const Index<R>& i) const {
     int64_t o = 0;
     for (int k = 0; k < R; ++k)
-      o += i[size_t(k)] * strides[size_t(k)];
+      o += i[k] * strides[k];
     return o;
   }
   T* ptr(const Index<R>& i) const { return data + offset(i); }
@@ -59,5 +44,12 @@ template <typename T, int R> struct DenseAccessor {
     data[offset(i)] = from_compute<T>(v);
   }
 };
+
+static_assert(Accessor<DenseAccessor<float, 2>>);
+static_assert(Accessor<DenseAccessor<half, 0>>);
+static_assert(Accessor<DenseAccessor<bfloat16, 4>>);
+static_assert(portable::is_same_v<compute_t<DenseAccessor<bfloat16, 3>>, float>);
+static_assert(portable::is_same_v<compute_t<DenseAccessor<double, 1>>, double>);
+static_assert(portable::is_same_v<compute_t<DenseAccessor<int8_t, 1>>, int64_t>);
 
 } // namespace vtc::kernels

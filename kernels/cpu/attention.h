@@ -121,7 +121,7 @@ using attention_compute_t =
 } // namespace detail
 
 // Decode attention (one query token per batch and head).
-template <typename OA, typename QA, typename KA, typename VA, typename MA = NoAccessor>
+template <Accessor OA, Accessor QA, Accessor KA, Accessor VA, OptionalAccessor MA = NoAccessor>
 void decode_attention(const OA& o, const QA& q, const KA& k, const VA& v, const AttentionShape& sh,
                       const AttentionParams& prm, const MA& mask = {}) {
   static_assert(OA::rank == 3 && QA::rank == 3 && KA::rank == 4 && VA::rank == 4,
@@ -223,7 +223,7 @@ void decode_attention(const OA& o, const QA& q, const KA& k, const VA& v, const 
 }
 
 // Prefill attention (T queries against S keys per batch and head).
-template <typename OA, typename QA, typename KA, typename VA, typename MA = NoAccessor>
+template <Accessor OA, Accessor QA, Accessor KA, Accessor VA, OptionalAccessor MA = NoAccessor>
 void prefill_attention(const OA& o, const QA& q, const KA& k, const VA& v, const AttentionShape& sh,
                        const AttentionParams& prm, const MA& mask = {}) {
   static_assert(OA::rank == 4 && QA::rank == 4 && KA::rank == 4 && VA::rank == 4,

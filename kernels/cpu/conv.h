@@ -529,8 +529,8 @@ enum class ConvKernel { by_shape, depthwise, implicit_gemm, padded_plane, rows }
 // The implicit-GEMM convolution (any groups), general or over padded planes (`Kernel`;
 // by_shape: padded planes where they fit). Constant weights (`wref` given) are packed once
 // per program and reused. `Positions`, when known at compile time, is h_out * w_out.
-template <int64_t Positions = -1, ConvKernel Kernel = ConvKernel::implicit_gemm, typename OutA,
-          typename InA, typename WA, typename Epi = NoEpilogue>
+template <int64_t Positions = -1, ConvKernel Kernel = ConvKernel::implicit_gemm, Accessor OutA,
+          Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
                           const Epi& epi = {}, ConstantRef wref = {}) {
   using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
@@ -576,7 +576,7 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
 // plane is one flat run per filter tap. Each output is acc = 0; acc = fma(w[r][q], in, acc)
 // over the taps (r, q) in order, as in the implicit GEMM. Constant filters (`wref` given) are
 // loaded once per program.
-template <typename OutA, typename InA, typename WA, typename Epi = NoEpilogue>
+template <Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
                       const Epi& epi = {}, ConstantRef wref = {}) {
   using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
@@ -653,8 +653,8 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
 // conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise (over padded
 // planes where they fit) — chosen here by the shape, or by the caller (`Kernel`, with
 // `Positions` = h_out * w_out) at compile time.
-template <ConvKernel Kernel = ConvKernel::by_shape, int64_t Positions = -1, typename OutA,
-          typename InA, typename WA, typename Epi = NoEpilogue>
+template <ConvKernel Kernel = ConvKernel::by_shape, int64_t Positions = -1, Accessor OutA,
+          Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s, const Epi& epi = {},
             ConstantRef wref = {}) {
   if constexpr (Kernel == ConvKernel::depthwise) {

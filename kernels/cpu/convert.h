@@ -10,7 +10,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "scalar_types.h"
+#include "../common/scalar_types.h"
 
 namespace vtc::kernels {
 

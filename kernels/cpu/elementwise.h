@@ -12,6 +12,7 @@
 // staging buffers a run at a time (stage.h), which gives the same values again.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <numeric>
 #include <type_traits>
@@ -32,19 +33,18 @@ struct Identity {
 namespace detail {
 
 // Index of row `row` of the outer dims (all but the last) of `shape`, last coordinate 0.
-template <size_t R>
-inline Index<int(R)> row_index(const std::array<int64_t, R>& shape, int64_t row) {
-  Index<int(R)> i{};
-  for (int k = int(R) - 2; k >= 0; --k) {
-    i[size_t(k)] = row % shape[size_t(k)];
-    row /= shape[size_t(k)];
+template <int R> inline Index<R> row_index(const Index<R>& shape, int64_t row) {
+  Index<R> i{};
+  for (int k = R - 2; k >= 0; --k) {
+    i[k] = row % shape[k];
+    row /= shape[k];
   }
   return i;
 }
 
-template <size_t R> inline int64_t outer_count(const std::array<int64_t, R>& shape) {
+template <int R> inline int64_t outer_count(const Index<R>& shape) {
   int64_t n = 1;
-  for (size_t k = 0; k + 1 < R; ++k)
+  for (int k = 0; k + 1 < R; ++k)
     n *= shape[k];
   return n;
 }
@@ -81,8 +81,7 @@ inline void map_run_ptr(const Out& out, const Index<Out::rank>& i, int64_t len, 
 
 // Calls fn(index) for every index of `shape` (row-major order within a thread; rows of the
 // outer dimensions are spread over the threads).
-template <size_t N, typename F> void for_each_index(const std::array<int64_t, N>& shape, F&& fn) {
-  constexpr int R = int(N);
+template <int R, typename F> void for_each_index(const Index<R>& shape, F&& fn) {
   if constexpr (R == 0) {
     fn(Index<0>{});
   } else {
@@ -103,7 +102,7 @@ template <size_t N, typename F> void for_each_index(const std::array<int64_t, N>
 }
 
 // out[i] = f(in[i]...) for every index i of `shape`.
-template <typename Out, typename F, typename... In>
+template <Accessor Out, typename F, Accessor... In>
 void map(const Out& out, const Index<Out::rank>& shape, const F& f, const In&... in) {
   constexpr int R = Out::rank;
   static_assert(((In::rank == R) && ...), "map: every operand has the output's rank");
@@ -154,7 +153,7 @@ void map(const Out& out, const Index<Out::rank>& shape, const F& f, const In&...
 }
 
 // The generic copy kernel: out[i] = in[i].
-template <typename Out, typename In>
+template <Accessor Out, Accessor In>
 void copy(const Out& out, const Index<Out::rank>& shape, const In& in) {
   map(out, shape, Identity{}, in);
 }

@@ -291,7 +291,7 @@ struct GemmBtProblem : GemmProblem<C, CA, AA, TransposedB<BTA>, Epi> {
 // C = A . B with B given as its transpose bt[b, n, k] (rank 3, batch first), whose runs lie
 // along k: the same bits as gemm() over B. For M <= 4 the GEMV reads bt's rows whole; above,
 // the engine packs B whole by register transposes (GemmBtProblem).
-template <typename CA, typename AA, typename BTA, typename Epi = NoEpilogue>
+template <Accessor CA, Accessor AA, Accessor BTA, typename Epi = NoEpilogue>
 void gemm_bt(const CA& c, const AA& a, const BTA& bt, int64_t batch, int64_t M, int64_t N,
              int64_t K, const Epi& epi = {}) {
   static_assert(CA::rank == 3 && AA::rank == 3 && BTA::rank == 3, "gemm_bt: rank-3 accessors");
@@ -307,7 +307,7 @@ void gemm_bt(const CA& c, const AA& a, const BTA& bt, int64_t batch, int64_t M, 
 // C[b, m, n] = epi(Index<3>{b, m, n}, sum_k A[b, m, k] * B[b, k, n]) for b < batch, m < M,
 // n < N, k < K. `epi` takes the index and the accumulated value and returns the value to
 // store (default: the value).
-template <typename CA, typename AA, typename BA, typename Epi = NoEpilogue>
+template <Accessor CA, Accessor AA, Accessor BA, typename Epi = NoEpilogue>
 void gemm(const CA& c, const AA& a, const BA& b, int64_t batch, int64_t M, int64_t N, int64_t K,
           const Epi& epi = {}) {
   static_assert(CA::rank == 3 && AA::rank == 3 && BA::rank == 3, "gemm: rank-3 accessors");

@@ -71,8 +71,9 @@ inline void scale_shift(C* x, int64_t d, C shift, C inv, const C* gamma, const C
 // y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * gamma + beta, with the mean and the biased
 // variance of the row (two passes). mean_out / inv_std_out, when given, receive the row's
 // mean and 1 / sqrt(var + eps).
-template <typename YA, typename XA, typename GA = NoAccessor, typename BA = NoAccessor,
-          typename MA = NoAccessor, typename IA = NoAccessor>
+template <Accessor YA, Accessor XA, OptionalAccessor GA = NoAccessor,
+          OptionalAccessor BA = NoAccessor, OptionalAccessor MA = NoAccessor,
+          OptionalAccessor IA = NoAccessor>
 void layer_norm(const YA& y, const XA& x, int64_t rows, int64_t d, double eps, const GA& gamma = {},
                 const BA& beta = {}, const MA& mean_out = {}, const IA& inv_std_out = {}) {
   using C = compute_t<XA>;
@@ -90,7 +91,8 @@ void layer_norm(const YA& y, const XA& x, int64_t rows, int64_t d, double eps, c
 }
 
 // y[r, :] = x[r, :] / sqrt(mean(x[r, :]^2) + eps) * gamma + beta.
-template <typename YA, typename XA, typename GA = NoAccessor, typename BA = NoAccessor>
+template <Accessor YA, Accessor XA, OptionalAccessor GA = NoAccessor,
+          OptionalAccessor BA = NoAccessor>
 void rms_norm(const YA& y, const XA& x, int64_t rows, int64_t d, double eps, const GA& gamma = {},
               const BA& beta = {}) {
   using C = compute_t<XA>;
@@ -105,7 +107,7 @@ void rms_norm(const YA& y, const XA& x, int64_t rows, int64_t d, double eps, con
 }
 
 // y[r, j] = exp(x[r, j] - m) / sum_j exp(x[r, j] - m), m the row maximum.
-template <typename YA, typename XA>
+template <Accessor YA, Accessor XA>
 void softmax(const YA& y, const XA& x, int64_t rows, int64_t d) {
   using C = compute_t<XA>;
   detail::for_each_row<C>(x, rows, d, [&](int64_t r, C* buf) {
@@ -120,7 +122,7 @@ void softmax(const YA& y, const XA& x, int64_t rows, int64_t d) {
 }
 
 // y[r, j] = (x[r, j] - m) - log(sum_j exp(x[r, j] - m)).
-template <typename YA, typename XA>
+template <Accessor YA, Accessor XA>
 void log_softmax(const YA& y, const XA& x, int64_t rows, int64_t d) {
   using C = compute_t<XA>;
   detail::for_each_row<C>(x, rows, d, [&](int64_t r, C* buf) {

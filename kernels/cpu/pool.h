@@ -121,12 +121,12 @@ void pool2d(const OutA& out, const InA& in, const Pool2dShape& s, bool count_inc
 
 } // namespace detail
 
-template <typename OutA, typename InA>
+template <Accessor OutA, Accessor InA>
 void max_pool2d(const OutA& out, const InA& in, const Pool2dShape& s) {
   detail::pool2d<PoolKind::Max>(out, in, s, false);
 }
 
-template <typename OutA, typename InA>
+template <Accessor OutA, Accessor InA>
 void avg_pool2d(const OutA& out, const InA& in, const Pool2dShape& s,
                 bool count_include_pad = false) {
   detail::pool2d<PoolKind::Average>(out, in, s, count_include_pad);
@@ -134,11 +134,11 @@ void avg_pool2d(const OutA& out, const InA& in, const Pool2dShape& s,
 
 // out[n, c, 0, 0] = mean (or max) of in[n, c, :, :]: the reductions of reduce.h over the
 // plane, presented as rows of h*w values.
-template <typename OutA, typename InA>
+template <Accessor OutA, Accessor InA>
 void global_avg_pool2d(const OutA& out, const InA& in, int64_t n, int64_t c, int64_t h, int64_t w) {
   detail::reduce_planes<ReduceKind::Mean>(out, in, n, c, h, w);
 }
-template <typename OutA, typename InA>
+template <Accessor OutA, Accessor InA>
 void global_max_pool2d(const OutA& out, const InA& in, int64_t n, int64_t c, int64_t h, int64_t w) {
   detail::reduce_planes<ReduceKind::Max>(out, in, n, c, h, w);
 }

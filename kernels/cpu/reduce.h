@@ -138,7 +138,7 @@ void reduce_planes(const OutA& out, const InA& in, int64_t n, int64_t c, int64_t
 } // namespace detail
 
 // out[r] = reduce_j in[r, j] for r < outer, j < reduced (out rank 1, in rank 2).
-template <ReduceKind K, typename OutA, typename InA>
+template <ReduceKind K, Accessor OutA, Accessor InA>
 void reduce(const OutA& out, const InA& in, int64_t outer, int64_t reduced) {
   static_assert(OutA::rank == 1 && InA::rank == 2, "reduce: [outer, reduced] -> [outer]");
   using C = compute_t<InA>;

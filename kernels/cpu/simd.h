@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "scalar_types.h"
+#include "../common/scalar_types.h"
 
 #if defined(__AVX2__)
 #include <immintrin.h>

@@ -18,10 +18,6 @@
 
 namespace vtc::kernels {
 
-// The compute type an accessor's load() returns (float for f32/f16/bf16, double for f64).
-template <typename A>
-using compute_t = std::decay_t<decltype(std::declval<const A&>().load(Index<A::rank>{}))>;
-
 // Is the run [start, start + len) of the last dimension one contiguous block behind ptr()?
 template <typename A> constexpr bool run_contiguous(int64_t start, int64_t len) {
   if constexpr (!A::has_ptr) {
@@ -52,6 +48,9 @@ struct NoAccessor {
   static constexpr bool has_ptr = false;
 };
 template <typename A> inline constexpr bool is_present = !std::is_same_v<A, NoAccessor>;
+// An optional operand's type: an accessor, or NoAccessor where the operand is absent.
+template <typename A>
+concept OptionalAccessor = Accessor<A> || std::is_same_v<A, NoAccessor>;
 
 // Does the accessor move whole runs itself (computed prologues and epilogue chains do: they
 // evaluate their expression over a run in one vectorisable loop)?

@@ -1,7 +1,7 @@
 // Element type names, sizes and the half / bfloat16 conversions.
 #include "vtc/dtype.h"
 
-#include "kernels/cpu/scalar_types.h"
+#include "kernels/common/scalar_types.h"
 #include "vtc/error.h"
 
 namespace vtc {

@@ -61,13 +61,13 @@ bool is_file(const fs::path& path) {
   return fs::is_regular_file(path, ec);
 }
 
+} // namespace
+
 void hash_part(Sha256& hash, std::string_view part) {
   uint64_t size = part.size();
   hash.update(&size, sizeof size);
   hash.update(part);
 }
-
-} // namespace
 
 std::vector<std::string> split_command(const std::string& command) {
   std::vector<std::string> words;
@@ -146,6 +146,17 @@ std::vector<std::string> included_headers(const std::string& source,
   return found;
 }
 
+void hash_included_headers(Sha256& hash, const std::string& source,
+                           const std::vector<std::string>& include_dirs) {
+  std::vector<std::string> headers = included_headers(source, include_dirs);
+  hash_part(hash, std::to_string(headers.size()));
+  for (const std::string& header : headers) {
+    // The content, not the path: the same kernels in another checkout share the entry.
+    hash_part(hash, fs::path(header).filename().string());
+    hash_part(hash, read_file(header));
+  }
+}
+
 std::string cache_key(const std::string& source, const CompileOptions& options) {
   Sha256 hash;
   hash_part(hash, "vtc-jit-host-cpp-v1");
@@ -160,13 +171,7 @@ std::string cache_key(const std::string& source, const CompileOptions& options) 
   hash_part(hash, std::to_string(options.libraries.size()));
   for (const std::string& library : options.libraries)
     hash_part(hash, library);
-  std::vector<std::string> headers = included_headers(source, options.include_dirs);
-  hash_part(hash, std::to_string(headers.size()));
-  for (const std::string& header : headers) {
-    // The content, not the path: the same kernels in another checkout share the entry.
-    hash_part(hash, fs::path(header).filename().string());
-    hash_part(hash, read_file(header));
-  }
+  hash_included_headers(hash, source, options.include_dirs);
   hash_part(hash, source);
   return hash.hex_digest();
 }

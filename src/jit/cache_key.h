@@ -10,9 +10,11 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jit/compile_options.h"
+#include "jit/sha256.h"
 
 namespace vtc::jit {
 
@@ -32,6 +34,15 @@ std::string host_cpu_identity();
 // names found in no include directory (system headers) are skipped.
 std::vector<std::string> included_headers(const std::string& source,
                                           const std::vector<std::string>& include_dirs);
+
+// Appends `part` to `hash` with its length in front, so that no two different lists of parts
+// give the same byte stream. Every key of vtc's caches is built from such parts.
+void hash_part(Sha256& hash, std::string_view part);
+
+// The parts for the headers `source` includes from `include_dirs` (included_headers): their
+// count, then each one's file name and content.
+void hash_included_headers(Sha256& hash, const std::string& source,
+                           const std::vector<std::string>& include_dirs);
 
 // The 64-hex-digit key of `source` compiled with `options`.
 std::string cache_key(const std::string& source, const CompileOptions& options);

@@ -1,23 +1,15 @@
-// The disk cache and the compiler run behind compile_object: entry validation, atomic
-// writes (unique temporary name, then rename), the compiler command line, and the error
-// messages a user sees when any of it fails.
+// The disk cache and the compiler run behind compile_object: the entry's files (validated and
+// written atomically by cache_files.h), the compiler command line, and the error messages a
+// user sees when any of it fails.
 #include "jit/host_compiler.h"
 
-#include <algorithm>
-#include <atomic>
-#include <cctype>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <random>
 #include <sstream>
-#include <unistd.h>
 
+#include "jit/cache_files.h"
 #include "jit/cache_key.h"
 #include "jit/process.h"
 #include "jit/sha256.h"
@@ -28,74 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kDiagnosticLines = 30;
-
-void ensure_cache_dir(const std::string& dir) {
-  VTC_CHECK(!dir.empty()) << "jit: no cache directory given (CompileOptions::cache_dir is empty)";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  VTC_CHECK(!ec) << "jit: cannot create cache directory '" << dir << "': " << ec.message();
-  VTC_CHECK(fs::is_directory(dir, ec))
-      << "jit: cache directory '" << dir << "' exists but is not a directory";
-  VTC_CHECK(access(dir.c_str(), W_OK | X_OK) == 0)
-      << "jit: cache directory '" << dir << "' is not writable: " << std::strerror(errno);
-}
-
-// A name no other thread or process uses at the same time: pid, a per-process counter and
-// random bits (pids repeat across hosts sharing a network cache directory).
-std::string unique_suffix() {
-  static std::atomic<uint64_t> counter{0};
-  static const uint64_t random_bits = [] {
-    std::random_device device;
-    return (uint64_t(device()) << 32) ^ device();
-  }();
-  std::ostringstream s;
-  s << getpid() << '-' << counter++ << '-' << std::hex << (random_bits ^ uint64_t(getpid()));
-  return s.str();
-}
-
-void rename_into_place(const fs::path& from, const fs::path& to) {
-  std::error_code ec;
-  fs::rename(from, to, ec);
-  if (ec) fs::remove(from, ec);
-  VTC_CHECK(!ec) << "jit: cannot write '" << to.string() << "' in cache directory '"
-                 << to.parent_path().string() << "': " << ec.message();
-}
-
-void write_atomically(const fs::path& path, const std::string& content) {
-  fs::path tmp = path;
-  tmp += "." + unique_suffix() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    VTC_CHECK(out) << "jit: cannot create '" << tmp.string() << "' in cache directory '"
-                   << path.parent_path().string() << "': " << std::strerror(errno);
-    out << content;
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      VTC_FAIL() << "jit: cannot write '" << tmp.string() << "' in cache directory '"
-                 << path.parent_path().string() << "' (disk full?)";
-    }
-  }
-  rename_into_place(tmp, path);
-}
-
-std::string read_small_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  return text.str();
-}
-
-// K.so exists and its digest is the one K.ok recorded.
-bool entry_valid(const fs::path& so, const fs::path& ok) {
-  std::string recorded = read_small_file(ok);
-  while (!recorded.empty() && std::isspace(static_cast<unsigned char>(recorded.back())))
-    recorded.pop_back();
-  if (recorded.size() != 64) return false;
-  std::optional<std::string> actual = sha256_file_hex(so.string());
-  return actual && *actual == recorded;
-}
 
 std::string first_lines(const std::string& text, int limit) {
   std::istringstream in(text);
@@ -110,11 +34,6 @@ std::string first_lines(const std::string& text, int limit) {
   }
   if (total > shown) out += "... (" + std::to_string(total - shown) + " more lines)\n";
   return out;
-}
-
-int64_t count_lines(const std::string& text) {
-  int64_t lines = std::count(text.begin(), text.end(), '\n');
-  return lines + (!text.empty() && text.back() != '\n' ? 1 : 0);
 }
 
 CompiledObject compile_impl(const std::string& source, const CompileOptions& options, bool force) {

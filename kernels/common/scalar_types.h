@@ -1,11 +1,15 @@
-// Scalar storage types for generated kernels (header-only, no dependency on the compiler's
-// own sources): IEEE half and bfloat16 as bit patterns with round-to-nearest-even
-// conversions, and the compute type of each storage type (float, or double for f64).
+// Scalar storage types of every target's kernels and generated code: IEEE half and bfloat16
+// as bit patterns with round-to-nearest-even conversions, and the compute type of each storage
+// type (float for f32/f16/bf16, double for f64, int64_t for the integers, bool kept as its
+// integer value). to_compute(x) widens a stored element, from_compute<T>(v) rounds a compute
+// value to storage type T; vtc's reference interpreter (src/ir/dtype.cpp) uses the same
+// functions, so every target rounds exactly as the oracle does.
+//
+// Compiles as host C++20 and under NVRTC (portable.h): no standard-library headers, bit
+// reinterpretation by __builtin_bit_cast instead of memcpy, VTC_HD on every function.
 #pragma once
 
-#include <cstdint>
-#include <cstring>
-#include <type_traits>
+#include "portable.h"
 
 namespace vtc::kernels {
 
@@ -16,7 +20,7 @@ struct bfloat16 {
   uint16_t bits;
 };
 
-inline float half_to_float(uint16_t h) {
+VTC_HD constexpr float half_to_float(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
   if (exp == 0) {
     if (mant == 0) {
@@ -34,14 +38,11 @@ inline float half_to_float(uint16_t h) {
   } else {
     bits = sign | (exp + 127 - 15) << 23 | mant << 13;
   }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
+  return __builtin_bit_cast(float, bits);
 }
 
-inline uint16_t float_to_half(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
+VTC_HD constexpr uint16_t float_to_half(float f) {
+  const uint32_t x = __builtin_bit_cast(uint32_t, f);
   uint16_t sign = uint16_t((x >> 16) & 0x8000);
   uint32_t absx = x & 0x7fffffffu;
   if (absx >= 0x7f800000u)
@@ -61,55 +62,51 @@ inline uint16_t float_to_half(float f) {
   return sign | uint16_t(q);
 }
 
-inline float bf16_to_float(uint16_t b) {
-  uint32_t x = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
+VTC_HD constexpr float bf16_to_float(uint16_t b) {
+  return __builtin_bit_cast(float, uint32_t(b) << 16);
 }
 
-inline uint16_t float_to_bf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
+VTC_HD constexpr uint16_t float_to_bf16(float f) {
+  uint32_t x = __builtin_bit_cast(uint32_t, f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40);
   x += 0x7fff + ((x >> 16) & 1);
   return uint16_t(x >> 16);
 }
 
 // Storage -> compute type.
-inline float to_compute(float v) {
+VTC_HD constexpr float to_compute(float v) {
   return v;
 }
-inline double to_compute(double v) {
+VTC_HD constexpr double to_compute(double v) {
   return v;
 }
-inline float to_compute(half v) {
+VTC_HD constexpr float to_compute(half v) {
   return half_to_float(v.bits);
 }
-inline float to_compute(bfloat16 v) {
+VTC_HD constexpr float to_compute(bfloat16 v) {
   return bf16_to_float(v.bits);
 }
-inline int64_t to_compute(int64_t v) {
+VTC_HD constexpr int64_t to_compute(int64_t v) {
   return v;
 }
-inline int64_t to_compute(int32_t v) {
+VTC_HD constexpr int64_t to_compute(int32_t v) {
   return v;
 }
-inline int64_t to_compute(int8_t v) {
+VTC_HD constexpr int64_t to_compute(int8_t v) {
   return v;
 }
-inline int64_t to_compute(uint8_t v) {
+VTC_HD constexpr int64_t to_compute(uint8_t v) {
   return v;
 }
-inline int64_t to_compute(bool v) {
+VTC_HD constexpr int64_t to_compute(bool v) {
   return v;
 }
 
 // Compute -> storage type, rounding to nearest even.
-template <typename T, typename V> inline T from_compute(V v) {
-  if constexpr (std::is_same_v<T, half>)
+template <typename T, typename V> VTC_HD constexpr T from_compute(V v) {
+  if constexpr (portable::is_same_v<T, half>)
     return half{float_to_half(float(v))};
-  else if constexpr (std::is_same_v<T, bfloat16>)
+  else if constexpr (portable::is_same_v<T, bfloat16>)
     return bfloat16{float_to_bf16(float(v))};
   else
     return T(v);

@@ -13,8 +13,9 @@
 // chunks in chunk order (a counter per (b, g); no float atomics). Fixed order: a dot product
 // is a chain over 8-element slices taken by T lanes (a function of D) then a butterfly over
 // those lanes; max and sum over a chunk are block reductions; the weighted V is a chain over
-// keys per key slice, the slices added in order. chunk comes from the shape
-// (make_decode_attention_shape), so the bits do too.
+// keys per key slice (keys slice, slice + S, ... in turn), the slices added in order. Several
+// rows per thread are loaded before they are used (U), which changes no order. chunk comes from the
+// shape (make_decode_attention_shape), so the bits do too.
 #pragma once
 
 #include "common.h"
@@ -108,6 +109,7 @@ __device__ void decode_attention(O o, Q q, K k, V v, AttentionWorkspace ws, Deco
   static_assert(O::rank == 3 && Q::rank == 3 && K::rank == 4 && V::rank == 4,
                 "decode_attention: O, Q [B,H,D]; K, V [B,H,L,D]");
   static_assert(G >= 1 && G <= 16, "decode_attention: 1 to 16 query heads per cache head");
+  constexpr int U = G <= 8 ? 4 : 2; // key rows in flight per thread
   extern __shared__ __align__(16) unsigned char vtc_smem[];
   const int64_t D = s.d, Dv = s.dv, H = s.heads, chunk = s.chunk;
   const int64_t chunks = attention_chunks(s), groups = H / G;
@@ -128,41 +130,49 @@ __device__ void decode_attention(O o, Q q, K k, V v, AttentionWorkspace ws, Deco
       qs[idx] = float(q.load(Index<3>{bi, h0 + idx / D, idx % D}));
     __syncthreads();
 
-    // Logits: T lanes per key, kThreads / T keys at a time.
+    // Logits: T lanes per key, kThreads / T keys at a time, U such groups in flight.
     {
       const int T = attention_row_lanes(D), per_pass = kThreads / T;
       const int t = tid % T;
-      const int64_t passes = cdiv(n, per_pass);
-      for (int64_t pass = 0; pass < passes; ++pass) {
-        const int64_t j = pass * per_pass + tid / T;
-        const bool live = j < n;
-        float dot[G];
+      for (int64_t base = 0; base < n; base += int64_t(per_pass) * U) {
+        float dot[U][G];
 #pragma unroll
-        for (int h = 0; h < G; ++h)
-          dot[h] = 0.0f;
-        if (live)
-          for (int64_t e0 = int64_t(t) * 8; e0 < D; e0 += int64_t(T) * 8) {
-            const Index<4> i{bi, h0, l0 + j, e0};
-            float kv[8];
-            load_floats<8>(k, i, e0 + 8 <= D && vector_at<8>(k, i), D, kv);
+        for (int u = 0; u < U; ++u)
 #pragma unroll
-            for (int u = 0; u < 8; ++u)
-              if (e0 + u < D)
+          for (int h = 0; h < G; ++h)
+            dot[u][h] = 0.0f;
+        for (int64_t e0 = int64_t(t) * 8; e0 < D; e0 += int64_t(T) * 8) {
+          float kv[U][8];
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const int64_t j = base + u * per_pass + tid / T;
+            const Index<4> i{bi, h0, l0 + (j < n ? j : 0), e0};
+            load_floats<8>(k, i, e0 + 8 <= D && vector_at<8>(k, i), j < n ? D : 0, kv[u]);
+          }
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int x = 0; x < 8; ++x)
+              if (e0 + x < D)
 #pragma unroll
                 for (int h = 0; h < G; ++h)
-                  dot[h] = fmaf(qs[h * D + e0 + u], kv[u], dot[h]);
-          }
+                  dot[u][h] = fmaf(qs[h * D + e0 + x], kv[u][x], dot[u][h]);
+        }
 #pragma unroll
-        for (int h = 0; h < G; ++h)
-          dot[h] = warp_reduce(dot[h], Add{}, T);
-        if (live && t == 0)
+        for (int u = 0; u < U; ++u) {
+          const int64_t j = base + u * per_pass + tid / T;
 #pragma unroll
-          for (int h = 0; h < G; ++h) {
-            float x = dot[h] * p.scale;
-            if (p.softcap > 0.0f) x = p.softcap * tanhf(x / p.softcap);
-            if constexpr (is_present<Mask>) x += float(mask.load(Index<3>{bi, h0 + h, l0 + j}));
-            ss[h * chunk + j] = x;
-          }
+          for (int h = 0; h < G; ++h)
+            dot[u][h] = warp_reduce(dot[u][h], Add{}, T);
+          if (j < n && t == 0)
+#pragma unroll
+            for (int h = 0; h < G; ++h) {
+              float x = dot[u][h] * p.scale;
+              if (p.softcap > 0.0f) x = p.softcap * tanhf(x / p.softcap);
+              if constexpr (is_present<Mask>) x += float(mask.load(Index<3>{bi, h0 + h, l0 + j}));
+              ss[h * chunk + j] = x;
+            }
+        }
       }
     }
     __syncthreads();
@@ -200,16 +210,25 @@ __device__ void decode_attention(O o, Q q, K k, V v, AttentionWorkspace ws, Deco
           for (int u = 0; u < 8; ++u)
             acc[h][u] = 0.0f;
         if (e0 < Dv)
-          for (int64_t j = slice; j < n; j += slices) {
-            const Index<4> i{bi, h0, l0 + j, e0};
-            float vv[8];
-            load_floats<8>(v, i, e0 + 8 <= Dv && vector_at<8>(v, i), Dv, vv);
+          for (int64_t base = slice; base < n; base += int64_t(slices) * U) {
+            float vv[U][8];
 #pragma unroll
-            for (int h = 0; h < G; ++h) {
-              const float pj = ss[h * chunk + j];
+            for (int u = 0; u < U; ++u) {
+              const int64_t j = base + u * slices;
+              const Index<4> i{bi, h0, l0 + (j < n ? j : 0), e0};
+              load_floats<8>(v, i, e0 + 8 <= Dv && vector_at<8>(v, i), Dv, vv[u]);
+            }
 #pragma unroll
-              for (int u = 0; u < 8; ++u)
-                acc[h][u] = fmaf(pj, vv[u], acc[h][u]);
+            for (int u = 0; u < U; ++u) {
+              const int64_t j = base + u * slices;
+              if (j < n)
+#pragma unroll
+                for (int h = 0; h < G; ++h) {
+                  const float pj = ss[h * chunk + j];
+#pragma unroll
+                  for (int x = 0; x < 8; ++x)
+                    acc[h][x] = fmaf(pj, vv[u][x], acc[h][x]);
+                }
             }
           }
 #pragma unroll

@@ -19,10 +19,13 @@
 
 namespace vtc::kernels {
 
+// grid, block, dynamic shared memory; min_blocks: the blocks per multiprocessor the kernel is
+// built for, the entry point's __launch_bounds__(block, min_blocks) (which caps registers).
 struct Launch {
   unsigned grid[3];
   unsigned block[3];
   unsigned smem_bytes;
+  unsigned min_blocks = 1;
 };
 
 VTC_HD constexpr int64_t cdiv(int64_t a, int64_t b) {
@@ -116,19 +119,85 @@ template <class F> __device__ VTC_INLINE float block_reduce(float v, F op, float
   return r;
 }
 
-// Raw vectors of N storage elements, aligned to their size up to 16 bytes (one vector load
-// or store of 4, 8 or 16 bytes; 16-byte pieces beyond that).
+// Vector access is by 32-bit words: a storage element of 2 or 4 bytes that computes in float
+// is packed into them and out again by its bits. (Copying a struct of 16-bit elements, or
+// memcpy through one, makes the compiler move the elements one by one.)
+template <class T>
+inline constexpr bool
+    word_packed = (sizeof(T) == 2 || sizeof(T) == 4) && same_type<decltype(to_compute(T{})), float>;
+
+// W words at p in global memory (aligned to min(16, 4 W) bytes) in the widest accesses.
+// Written in PTX: the compiler splits a uint4 built from separate words into four stores.
+template <int W> __device__ VTC_INLINE void load_words(const void* p, unsigned (&w)[W]) {
+  const char* c = static_cast<const char*>(p);
+  if constexpr (W % 4 == 0) {
+#pragma unroll
+    for (int k = 0; k < W / 4; ++k)
+      asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w[4 * k]), "=r"(w[4 * k + 1]), "=r"(w[4 * k + 2]), "=r"(w[4 * k + 3])
+                   : "l"(c + 16 * k));
+  } else if constexpr (W == 2) {
+    asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(c));
+  } else {
+    static_assert(W == 1, "1, 2 or a multiple of 4 words");
+    asm volatile("ld.global.u32 %0, [%1];" : "=r"(w[0]) : "l"(c));
+  }
+}
+template <int W> __device__ VTC_INLINE void store_words(void* p, const unsigned (&w)[W]) {
+  char* c = static_cast<char*>(p);
+  if constexpr (W % 4 == 0) {
+#pragma unroll
+    for (int k = 0; k < W / 4; ++k)
+      asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(c + 16 * k), "r"(w[4 * k]),
+                   "r"(w[4 * k + 1]), "r"(w[4 * k + 2]), "r"(w[4 * k + 3])
+                   : "memory");
+  } else if constexpr (W == 2) {
+    asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(c), "r"(w[0]), "r"(w[1]) : "memory");
+  } else {
+    static_assert(W == 1, "1, 2 or a multiple of 4 words");
+    asm volatile("st.global.u32 [%0], %1;" ::"l"(c), "r"(w[0]) : "memory");
+  }
+}
+
+// A storage element's bits and back (float, or a 16-bit float: raw_bits of scalar.h).
+template <class T> __device__ VTC_INLINE unsigned element_bits(const T& v) {
+  if constexpr (sizeof(T) == 4) {
+    static_assert(same_type<T, float>, "4-byte word-packed elements are floats");
+    return __float_as_uint(v);
+  } else {
+    return raw_bits(v);
+  }
+}
+template <class T> __device__ VTC_INLINE T element_of_bits(unsigned b) {
+  if constexpr (sizeof(T) == 4)
+    return __uint_as_float(b);
+  else
+    return from_raw_bits<T>(static_cast<uint16_t>(b));
+}
+
+// Element u of N packed elements of T in words w.
+template <class T, int W> __device__ VTC_INLINE T unpack(const unsigned (&w)[W], int u) {
+  if constexpr (sizeof(T) == 4)
+    return element_of_bits<T>(w[u]);
+  else
+    return element_of_bits<T>(w[u / 2] >> (16 * (u % 2)));
+}
+
+// The alignment a vector of N elements of T needs: its size, at most 16 bytes.
 template <class T, int N> inline constexpr int vec_align = sizeof(T) * N > 16 ? 16 : sizeof(T) * N;
-template <class T, int N> struct alignas(vec_align<T, N>) RawVec { T v[N]; };
 
 template <class T> __device__ VTC_INLINE bool aligned_to(const T* p, int bytes) {
   return (reinterpret_cast<unsigned long long>(p) & (unsigned long long)(bytes - 1)) == 0;
 }
 
-// Whether an accessor's elements i .. i + N - 1 along the last dimension can be moved as one
-// vector: ptr() exists and the run holds them (i[R-1] a multiple of N); the caller checks the
-// address against vec_align.
-template <class A, int N> inline constexpr bool vector_capable = A::has_ptr && (A::contig % N == 0);
+// Whether an accessor's elements i .. i + N - 1 along the last dimension can move as one
+// vector (accessors' ptr() point into global memory): ptr() exists, the run holds them (i[R-1] a
+// multiple of N), and the elements pack into whole words; the caller checks the address against
+// vec_align.
+template <class A, int N>
+inline constexpr bool
+    vector_capable = A::has_ptr && (A::contig % N == 0) && word_packed<typename A::value_type> &&
+                     (N * sizeof(typename A::value_type)) % 4 == 0;
 
 // Whether elements i .. i + N - 1 of `a` along the last dimension move as one vector here:
 // vector_capable, and ptr(i) aligned (i[R-1] a multiple of N and the N elements inside the
@@ -210,19 +279,57 @@ template <int N, class A>
 __device__ VTC_INLINE void load_floats(const A& a, Index<A::rank> i, bool vec, int64_t limit,
                                        float (&dst)[N]) {
   using T = typename A::value_type;
-  if constexpr (A::has_ptr) {
+  if constexpr (vector_capable<A, N>) {
     if (vec) {
-      const RawVec<T, N> r = *reinterpret_cast<const RawVec<T, N>*>(a.ptr(i));
+      unsigned w[N * sizeof(T) / 4];
+      load_words(a.ptr(i), w);
+#pragma unroll
       for (int u = 0; u < N; ++u)
-        dst[u] = float(to_compute(r.v[u]));
+        dst[u] = to_compute(unpack<T>(w, u));
       return;
     }
   }
   const int64_t first = i[A::rank - 1];
+#pragma unroll
   for (int u = 0; u < N; ++u) {
     i[A::rank - 1] = first + u;
     dst[u] = first + u < limit ? float(a.load(i)) : 0.0f;
   }
+}
+
+// Stores v[0 .. N) at i .. i + N - 1 along the last dimension of a writer: one vector store of
+// from_compute(v[u]) when `vec` (vector_capable, aligned), else store() per element below
+// `limit`. A writer with ptr() stores from_compute(v) there (the accessor contract: writers
+// that compute, epilogues, have no ptr()), so both ways write the same bits.
+template <int N, class A>
+__device__ VTC_INLINE void store_floats(const A& a, Index<A::rank> i, bool vec, int64_t limit,
+                                        const float (&v)[N]) {
+  using T = typename A::value_type;
+  if constexpr (vector_capable<A, N>) {
+    if (vec) {
+      unsigned w[N * sizeof(T) / 4];
+#pragma unroll
+      for (int k = 0; k < int(N * sizeof(T) / 4); ++k)
+        w[k] = 0;
+#pragma unroll
+      for (int u = 0; u < N; ++u) {
+        const unsigned b = element_bits(from_compute<T>(v[u]));
+        if constexpr (sizeof(T) == 4)
+          w[u] = b;
+        else
+          w[u / 2] |= b << (16 * (u % 2));
+      }
+      store_words(a.ptr(i), w);
+      return;
+    }
+  }
+  const int64_t first = i[A::rank - 1];
+#pragma unroll
+  for (int u = 0; u < N; ++u)
+    if (first + u < limit) {
+      i[A::rank - 1] = first + u;
+      a.store(i, v[u]);
+    }
 }
 
 } // namespace vtc::kernels::cuda

@@ -47,6 +47,7 @@ namespace vtc::kernels {
 namespace cuda {
 
 template <class A> inline constexpr int storage_bytes = int(sizeof(typename A::value_type));
+// (Elements wider than 16 bytes do not occur.)
 template <class... A> inline constexpr int max_bytes = 1;
 template <class A, class... B>
 inline constexpr int max_bytes<A, B...> =
@@ -57,27 +58,35 @@ template <class Out, class In>
 inline constexpr bool raw_copy<Out, Identity, In> =
     same_type<typename Out::value_type, typename In::value_type>;
 
-// One group of V elements as vectors: the storage bits moved (raw copies) or converted.
+// One group of V elements as vectors: the storage bits moved (raw copies, 16 bytes as
+// words, 16-bit floats requieted) or converted through float.
 template <int V, class Out, class F, class... In>
 __device__ VTC_INLINE void map_group_vector(const Out& out, const Index<Out::rank>& i, const F& f,
                                             const In&... in) {
   using TO = typename Out::value_type;
   if constexpr (raw_copy<Out, F, In...>) {
-    auto src = *reinterpret_cast<const RawVec<TO, V>*>((in.ptr(i), ...));
-    if constexpr (float16_kind<TO> != 0) {
-      static_assert(V % 2 == 0, "16-bit groups come in pairs");
-      unsigned* w = reinterpret_cast<unsigned*>(&src);
-      for (int u = 0; u < V / 2; ++u)
-        w[u] = requiet2<TO>(w[u]);
-    }
-    *reinterpret_cast<RawVec<TO, V>*>(out.ptr(i)) = src;
+    constexpr int W = V * int(sizeof(TO)) / 4;
+    unsigned w[W];
+    load_words((in.ptr(i), ...), w);
+#pragma unroll
+    for (int k = 0; k < W; ++k)
+      w[k] = requiet2<TO>(w[k]);
+    store_words(out.ptr(i), w);
   } else {
-    RawVec<TO, V> dst;
+    float res[V];
     [&](const auto&... src) {
+#pragma unroll
       for (int u = 0; u < V; ++u)
-        dst.v[u] = from_compute<TO>(f(to_compute(src.v[u])...));
-    }(*reinterpret_cast<const RawVec<typename In::value_type, V>*>(in.ptr(i))...);
-    *reinterpret_cast<RawVec<TO, V>*>(out.ptr(i)) = dst;
+        res[u] = f(src[u]...);
+    }([&](const auto& a) {
+      struct Vals {
+        float v[V];
+        __device__ float operator[](int u) const { return v[u]; }
+      } vals;
+      load_floats<V>(a, i, true, 0, vals.v);
+      return vals;
+    }(in)...);
+    store_floats<V>(out, i, true, 0, res);
   }
 }
 
@@ -92,7 +101,11 @@ __device__ void map(Out out, MapShape<R> s, F f, In... in) {
     if (blockIdx.x == 0 && threadIdx.x == 0) out.store(Index<0>{}, f(in.load(Index<0>{})...));
   } else {
     constexpr int V = 16 / max_bytes < Out, In... >> 0 ? 16 / max_bytes<Out, In...> : 1;
-    constexpr bool vec_ok = vector_capable<Out, V> && (vector_capable<In, V> && ...);
+    constexpr bool vec_ok = raw_copy<Out, F, In...>
+                                ? Out::has_ptr && (In::has_ptr && ...) && Out::contig % V == 0 &&
+                                      ((In::contig % V == 0) && ...) &&
+                                      V * sizeof(typename Out::value_type) == 16
+                                : vector_capable<Out, V> && (vector_capable<In, V> && ...);
     const int64_t inner = s.extent[R - 1];
     if (map_elements(s) == 0) return;
     const int64_t per_row = cdiv(inner, V), groups = map_elements(s) / inner * per_row;

@@ -42,19 +42,22 @@ VTC_HD constexpr unsigned batch_grid(int64_t batch) {
   return unsigned(clamp64(batch, 1, 65535));
 }
 
-// 56 832 bytes of dynamic shared memory: the launcher raises the function's limit.
+// 56 832 bytes of dynamic shared memory (the launcher raises the function's limit); two blocks
+// a multiprocessor (at most 128 registers a thread, which the kernel fits without spilling).
 VTC_HD constexpr Launch gemm_tc_launch(const GemmShape& s) {
   using namespace gemm_tc_config;
   return Launch{{unsigned(cdiv(s.n, kBN)), unsigned(cdiv(s.m, kBM)), batch_grid(s.batch)},
                 {kThreads, 1, 1},
-                kSmemBytes};
+                kSmemBytes,
+                2};
 }
 
 VTC_HD constexpr Launch gemm_f32_launch(const GemmShape& s) {
   using namespace gemm_f32_config;
   return Launch{{unsigned(cdiv(s.n, kBN)), unsigned(cdiv(s.m, kBM)), batch_grid(s.batch)},
                 {kThreads, 1, 1},
-                kSmemBytes};
+                kSmemBytes,
+                2};
 }
 
 } // namespace vtc::kernels
@@ -87,11 +90,14 @@ __device__ VTC_INLINE void stage_chunk8(const A& a, int64_t b, int64_t row, int6
       }
     }
   }
-  RawVec<uint16_t, 8> v;
+  unsigned w[4];
 #pragma unroll
-  for (int u = 0; u < 8; ++u)
-    v.v[u] = load_bits(a, Index<3>{b, row, col + u}, row < rows && col + u < cols);
-  *reinterpret_cast<RawVec<uint16_t, 8>*>(dst) = v;
+  for (int u = 0; u < 4; ++u)
+    w[u] = unsigned(load_bits(a, Index<3>{b, row, col + 2 * u}, row < rows && col + 2 * u < cols)) |
+           unsigned(load_bits(a, Index<3>{b, row, col + 2 * u + 1},
+                              row < rows && col + 2 * u + 1 < cols))
+               << 16;
+  *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]); // shared memory
 }
 
 } // namespace cuda
@@ -174,15 +180,19 @@ template <class Out, class A, class B> __device__ void gemm_tc(Out out, A a, B b
     }
     cp_async_wait<0>();
 
+    // Each thread holds pairs of adjacent columns: one 2-element store where `out` allows.
 #pragma unroll
     for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
       for (int ni = 0; ni < 4; ++ni)
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int64_t m = m0 + wm * 64 + mi * 16 + lane / 4 + (r >= 2 ? 8 : 0);
-          const int64_t n = n0 + wn * 32 + ni * 8 + lane % 4 * 2 + (r & 1);
-          if (m < M && n < N) out.store(Index<3>{bi, m, n}, acc[mi][ni][r]);
+        for (int half = 0; half < 2; ++half) {
+          const int64_t m = m0 + wm * 64 + mi * 16 + lane / 4 + half * 8;
+          const int64_t n = n0 + wn * 32 + ni * 8 + lane % 4 * 2;
+          if (m >= M || n >= N) continue;
+          const float v[2] = {acc[mi][ni][2 * half], acc[mi][ni][2 * half + 1]};
+          const Index<3> i{bi, m, n};
+          store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
         }
     __syncthreads(); // the next batch reuses the stages
   }
@@ -263,13 +273,17 @@ template <class Out, class A, class B> __device__ void gemm_f32(Out out, A a, B 
       if (kt + 1 < kt_count) put(1 - buf);
       __syncthreads();
     }
+    // Four adjacent columns at tx * 4 and at 64 + tx * 4: one 4-element store where `out` allows.
 #pragma unroll
     for (int i = 0; i < 8; ++i)
 #pragma unroll
-      for (int j = 0; j < 8; ++j) {
+      for (int j = 0; j < 8; j += 4) {
         const int64_t m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
-        const int64_t n = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + j - 4);
-        if (m < M && n < N) out.store(Index<3>{bi, m, n}, acc[i][j]);
+        const int64_t n = n0 + (j < 4 ? tx * 4 : 64 + tx * 4);
+        if (m >= M || n >= N) continue;
+        const float v[4] = {acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]};
+        const Index<3> ix{bi, m, n};
+        store_floats<4>(out, ix, n + 4 <= N && vector_at<4>(out, ix), N, v);
       }
   }
 }

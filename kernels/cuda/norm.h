@@ -39,9 +39,7 @@ template <class Y, class X> __device__ void softmax(Y y, X x, RowsShape s) {
     float a = 0.0f;
     row_pass(x, r, s.d, sm.cache, false, [&](int64_t, float v) { a += expf(v - m); });
     const float sum = block_reduce(a, Add{}, sm.scratch);
-    row_pass(x, r, s.d, sm.cache, false, [&](int64_t j, float v) {
-      y.store(Index<2>{r, j}, expf(v - m) / sum);
-    });
+    row_store(y, x, r, s.d, sm.cache, [&](int64_t, float v) { return expf(v - m) / sum; });
   }
 }
 
@@ -55,9 +53,7 @@ template <class Y, class X> __device__ void log_softmax(Y y, X x, RowsShape s) {
     float a = 0.0f;
     row_pass(x, r, s.d, sm.cache, false, [&](int64_t, float v) { a += expf(v - m); });
     const float ls = logf(block_reduce(a, Add{}, sm.scratch));
-    row_pass(x, r, s.d, sm.cache, false, [&](int64_t j, float v) {
-      y.store(Index<2>{r, j}, (v - m) - ls);
-    });
+    row_store(y, x, r, s.d, sm.cache, [&](int64_t, float v) { return (v - m) - ls; });
   }
 }
 
@@ -80,9 +76,8 @@ __device__ void layer_norm(Y y, X x, GA gamma, BA beta, RowsShape s, MA mean_out
     });
     const float var = block_reduce(a, Add{}, sm.scratch) / float(s.d);
     const float inv = 1.0f / sqrtf(var + s.eps);
-    row_pass(x, r, s.d, sm.cache, false, [&](int64_t j, float v) {
-      y.store(Index<2>{r, j}, scale_shift(v, j, mean, inv, gamma, beta));
-    });
+    row_store(y, x, r, s.d, sm.cache,
+              [&](int64_t j, float v) { return scale_shift(v, j, mean, inv, gamma, beta); });
     if (threadIdx.x == 0) {
       if constexpr (is_present<MA>) mean_out.store(Index<1>{r}, mean);
       if constexpr (is_present<IA>) inv_std_out.store(Index<1>{r}, inv);
@@ -99,9 +94,8 @@ __device__ void rms_norm(Y y, X x, GA gamma, BA beta, RowsShape s) {
   for (int64_t r = blockIdx.x; r < s.rows; r += gridDim.x) {
     const float ms = reduce_row<ReduceKind::SumSquare>(x, r, s.d, sm) / float(s.d);
     const float inv = 1.0f / sqrtf(ms + s.eps);
-    row_pass(x, r, s.d, sm.cache, false, [&](int64_t j, float v) {
-      y.store(Index<2>{r, j}, scale_shift(v, j, 0.0f, inv, gamma, beta));
-    });
+    row_store(y, x, r, s.d, sm.cache,
+              [&](int64_t j, float v) { return scale_shift(v, j, 0.0f, inv, gamma, beta); });
   }
 }
 

@@ -87,6 +87,32 @@ __device__ VTC_INLINE void row_pass(const X& x, int64_t r, int64_t d, float* cac
   }
 }
 
+// y[r, j] = fn(j, x[r, j]) for this thread's elements of row r (a later pass: the cache is
+// filled), each 8-element slice stored as one vector where y allows.
+template <class Y, class X, class F>
+__device__ VTC_INLINE void row_store(const Y& y, const X& x, int64_t r, int64_t d, float* cache,
+                                     F&& fn) {
+  const int64_t T = blockDim.x;
+  for (int64_t q = threadIdx.x; q * 8 < d; q += T) {
+    const int64_t j0 = q * 8;
+    float v[8];
+    if (cache) {
+#pragma unroll
+      for (int u = 0; u < 8; ++u)
+        v[u] = j0 + u < d ? cache[j0 + u] : 0.0f;
+    } else {
+      const Index<2> i{r, j0};
+      load_floats<8>(x, i, j0 + 8 <= d && vector_at<8>(x, i), d, v);
+    }
+    float o[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u)
+      o[u] = j0 + u < d ? fn(j0 + u, v[u]) : 0.0f;
+    const Index<2> i{r, j0};
+    store_floats<8>(y, i, j0 + 8 <= d && vector_at<8>(y, i), d, o);
+  }
+}
+
 // The reduction of row r of kind K (every thread gets it). Uses row_pass (first pass).
 template <ReduceKind K, class X>
 __device__ VTC_INLINE float reduce_row(const X& x, int64_t r, int64_t d, const RowSmem& sm) {

@@ -241,40 +241,6 @@ Outcome run_case(CUfunction f, const Case& c, const Inputs& in, bool time, int r
   return o;
 }
 
-// Large dense cases, timed: the paper's workloads' shapes where they have them.
-std::vector<Case> timed_cases() {
-  const DType bf = DType::bf16, h = DType::f16, f = DType::f32;
-  const Layout d = Layout::dense;
-  std::vector<Case> v = {
-      copy_case(h, d, d, {64, 1024, 1024}),
-      copy_case(f, d, d, {64, 1024, 1024}),
-      gemm_case(bf, d, d, 1, 4096, 4096, 4096),
-      gemm_case(h, d, d, 1, 4096, 4096, 4096),
-      gemm_case(f, d, d, 1, 4096, 4096, 4096),
-      gemm_case(bf, d, d, 1, 512, 14336, 4096),
-      gemv_case(bf, d, d, 1, 1, 14336, 4096),
-      gemv_case(bf, d, d, 1, 1, 4096, 14336),
-      gemv_case(bf, d, d, 1, 16, 14336, 4096),
-      gemv_case(f, d, d, 1, 1, 4096, 4096),
-      attention_case(bf, d, 1, 32, 4096, 128, 4, -1, 0.0f),
-      attention_case(bf, d, 16, 32, 4096, 128, 4, -1, 0.0f),
-      softmax_case(f, d, d, 4096, 32000, false),
-      layer_norm_case(h, d, d, 8192, 4096, false),
-      layer_norm_case(bf, d, d, 8192, 4096, true),
-      reduce_case(f, d, 8192, 8192, "Sum"),
-      pool_case(h, d, true, 16, 128, 160, 160, 3, 2, 1),
-      depthwise_case(h, d, 16, 256, 80, 80, 3, 1, 1),
-      conv_case(h, d, 16, 128, 160, 160, 128, 3, 1, 1),
-      conv_case(f, d, 1, 128, 160, 160, 128, 3, 1, 1),
-      upsample_case(h, d, d, 16, 128, 80, 80, 2),
-  };
-  for (size_t i = 0; i < v.size(); ++i) {
-    v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;
-    v[i].group = "timed" + std::to_string(i) + "_" + v[i].group;
-  }
-  return v;
-}
-
 int run(const Options& opt) {
   if (std::string why = drv.load(); !why.empty()) {
     std::printf("cuda_device_kernels: no CUDA device (%s)\n", why.c_str());

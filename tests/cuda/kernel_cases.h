@@ -106,4 +106,8 @@ struct CaseFamily {
 };
 std::vector<CaseFamily> representative_cases();
 
+// Large cases on dense operands, for timing (the paper's workloads' shapes where they have
+// them); names prefixed "timed<i>_", each its own group.
+std::vector<Case> timed_cases();
+
 } // namespace vtc::cuda_test

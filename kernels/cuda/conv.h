@@ -22,11 +22,8 @@ VTC_HD constexpr GemmShape conv2d_gemm_shape(const Conv2dShape& s) {
 VTC_HD constexpr Launch conv2d_tc_launch(const Conv2dShape& s) {
   return gemm_tc_launch(conv2d_gemm_shape(s));
 }
-// One block a multiprocessor: the gathers' index arithmetic does not fit 128 registers.
 VTC_HD constexpr Launch conv2d_f32_launch(const Conv2dShape& s) {
-  Launch l = gemm_f32_launch(conv2d_gemm_shape(s));
-  l.min_blocks = 1;
-  return l;
+  return gemm_f32_launch(conv2d_gemm_shape(s));
 }
 
 } // namespace vtc::kernels

@@ -52,12 +52,13 @@ VTC_HD constexpr Launch gemm_tc_launch(const GemmShape& s) {
                 2};
 }
 
+// One block a multiprocessor: capped at 128 registers (two blocks) the kernel spills.
 VTC_HD constexpr Launch gemm_f32_launch(const GemmShape& s) {
   using namespace gemm_f32_config;
   return Launch{{unsigned(cdiv(s.n, kBN)), unsigned(cdiv(s.m, kBM)), batch_grid(s.batch)},
                 {kThreads, 1, 1},
                 kSmemBytes,
-                2};
+                1};
 }
 
 } // namespace vtc::kernels

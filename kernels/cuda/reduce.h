@@ -6,8 +6,9 @@
 // (T = blockDim.x, a function of d), folds its elements in order, then the block combines by
 // butterflies within warps and the warps in order (cuda::block_reduce). A slice moves as one
 // vector where the accessor allows, else element by element: the same values, the same bits.
-// Rows of at most kRowCache elements stay in shared memory between passes (normalisations
-// read a row two or three times); longer ones are read again through the accessor.
+// In the normalisations (norm.h), rows of at most kRowCache elements stay in shared memory
+// between passes (a row is read two or three times); longer ones, and the reductions' second
+// pass (LogSumExp), read the row again through the accessor.
 //
 // Empty rows give the identity of the reduction (0 for sums, 1 for the product, -inf / +inf
 // for max / min, -inf for the logarithms, NaN for the mean).
@@ -37,8 +38,11 @@ VTC_HD constexpr Launch rows_launch(const RowsShape& s) {
                 {unsigned(row_threads(s.d)), 1, 1},
                 unsigned((cache + 32) * 4)};
 }
+// The reductions read a row once (LogSumExp twice, through the accessor): no row cache.
 VTC_HD constexpr Launch reduce_launch(const RowsShape& s) {
-  return rows_launch(s);
+  return Launch{{unsigned(clamp64(s.rows, 1, kMaxRowBlocks)), 1, 1},
+                {unsigned(row_threads(s.d)), 1, 1},
+                32 * 4};
 }
 
 } // namespace vtc::kernels
@@ -164,7 +168,7 @@ __device__ VTC_INLINE float reduce_row(const X& x, int64_t r, int64_t d, const R
 // out[r] = reduce_j in[r, j] (out rank 1, in rank 2). Launch: reduce_launch.
 template <ReduceKind K, class Out, class In> __device__ void reduce(Out out, In in, RowsShape s) {
   static_assert(Out::rank == 1 && In::rank == 2, "reduce: [rows, d] -> [rows]");
-  const cuda::RowSmem sm = cuda::row_smem(s);
+  const cuda::RowSmem sm{cuda::row_smem(s).scratch, nullptr};
   for (int64_t r = blockIdx.x; r < s.rows; r += gridDim.x) {
     const float v = cuda::reduce_row<K>(in, r, s.d, sm);
     if (threadIdx.x == 0) out.store(Index<1>{r}, v);

@@ -100,7 +100,8 @@ __device__ void map(Out out, MapShape<R> s, F f, In... in) {
   if constexpr (R == 0) {
     if (blockIdx.x == 0 && threadIdx.x == 0) out.store(Index<0>{}, f(in.load(Index<0>{})...));
   } else {
-    constexpr int V = 16 / max_bytes < Out, In... >> 0 ? 16 / max_bytes<Out, In...> : 1;
+    constexpr int widest = max_bytes<Out, In...>;
+    constexpr int V = widest >= 16 ? 1 : 16 / widest; // elements per group: 16 bytes of the widest
     constexpr bool vec_ok = raw_copy<Out, F, In...>
                                 ? Out::has_ptr && (In::has_ptr && ...) && Out::contig % V == 0 &&
                                       ((In::contig % V == 0) && ...) &&

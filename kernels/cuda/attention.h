@@ -1,0 +1,299 @@
+// Decode attention (one query token per batch and head) over accessors:
+//   Q[B, H, D], K[B, H, L, D], V[B, H, L, Dv] -> O[B, H, Dv].
+// K and V are typically virtual: the grouped-query Expand mapping onto a KV cache
+// [B, Hkv, L, D], which the accessor already applies (head h reads cache head h / G). The
+// kernel is told the group size G = H / Hkv: heads g*G .. g*G + G-1 read the same rows, so a
+// block serves the G query heads of one cache head and reads each key and value row once
+// (through head g*G) instead of G times. A logit is
+//   s = dot(q, k) * scale;  s = cap * tanh(s / cap) when softcap > 0;  s += mask[b, h, l]
+// with keys l >= valid_length absent (a query with no key gets zeros).
+//
+// Split over L (flash decoding): block (c, g, b) takes keys [c*chunk, (c+1)*chunk) and writes
+// a partial (max, sum, weighted V) per head; the last block of (b, g) to finish combines the
+// chunks in chunk order (a counter per (b, g); no float atomics). Fixed order: a dot product
+// is a chain over 8-element slices taken by T lanes (a function of D) then a butterfly over
+// those lanes; max and sum over a chunk are block reductions; the weighted V is a chain over
+// keys per key slice (keys slice, slice + S, ... in turn), the slices added in order. Several
+// rows per thread are loaded before they are used (U), which changes no order. chunk comes from the
+// shape (make_decode_attention_shape), so the bits do too.
+#pragma once
+
+#include "common.h"
+
+namespace vtc::kernels {
+
+struct DecodeAttentionShape {
+  int64_t batch = 1, heads = 1, kv_len = 1, d = 1, dv = 1;
+  int64_t group = 1;  // query heads per cache head (G)
+  int64_t chunk = 64; // keys per block: make_decode_attention_shape
+};
+
+struct AttentionParams {
+  float scale = 1.0f;
+  float softcap = 0.0f;      // > 0: logits pass through softcap * tanh(x / softcap)
+  int64_t valid_length = -1; // keys at or past it are absent; -1: all kv_len keys
+};
+
+namespace attention_config {
+inline constexpr int kThreads = 128;
+inline constexpr int64_t kTargetBlocks = 132 * 2;
+inline constexpr int64_t kMaxScores = 4096; // G * chunk logits in shared memory
+} // namespace attention_config
+
+// Lanes that share one row of `d` elements, 8 elements a lane at a time (1 .. 32).
+VTC_HD constexpr int attention_row_lanes(int64_t d) {
+  return int(clamp64(pow2_ceil(max64(1, cdiv(d, 8))), 1, 32));
+}
+
+VTC_HD constexpr DecodeAttentionShape make_decode_attention_shape(int64_t batch, int64_t heads,
+                                                                  int64_t kv_len, int64_t d,
+                                                                  int64_t dv, int64_t group) {
+  using namespace attention_config;
+  const int64_t blocks = max64(1, batch * (heads / max64(group, 1)));
+  const int64_t chunks = max64(1, cdiv(kTargetBlocks, blocks));
+  const int64_t most = max64(64, kMaxScores / max64(group, 1) / 64 * 64);
+  const int64_t chunk = clamp64(cdiv(cdiv(max64(kv_len, 1), chunks), 64) * 64, 64, most);
+  return DecodeAttentionShape{batch, heads, kv_len, d, dv, group, chunk};
+}
+
+VTC_HD constexpr int64_t attention_chunks(const DecodeAttentionShape& s) {
+  return max64(1, cdiv(s.kv_len, s.chunk));
+}
+
+// Partials [B][H][chunks][Dv + 2] floats, then a counter per (b, cache head); 0 with one chunk.
+VTC_HD constexpr int64_t attention_workspace_bytes(const DecodeAttentionShape& s) {
+  if (attention_chunks(s) == 1) return 0;
+  return s.batch * s.heads * attention_chunks(s) * (s.dv + 2) * 4 +
+         s.batch * (s.heads / s.group) * 4;
+}
+
+// Shared memory: q [G][D], logits [G][chunk], per-slice sums [128 * 8 / 8][G][8] ... (4 KB a
+// head), 32 floats of reduction scratch, max and sum per head, a flag.
+VTC_HD constexpr int64_t attention_smem_floats(const DecodeAttentionShape& s) {
+  return s.group * s.d + s.group * s.chunk + attention_config::kThreads * 8 * s.group + 32 +
+         2 * s.group + 4;
+}
+
+VTC_HD constexpr Launch decode_attention_launch(const DecodeAttentionShape& s) {
+  return Launch{{unsigned(attention_chunks(s)), unsigned(s.heads / s.group),
+                 unsigned(clamp64(s.batch, 1, 65535))},
+                {unsigned(attention_config::kThreads), 1, 1},
+                unsigned(attention_smem_floats(s) * 4)};
+}
+
+struct AttentionWorkspace {
+  float* partial = nullptr;
+  unsigned* counters = nullptr;
+};
+
+VTC_HD inline AttentionWorkspace attention_workspace(void* base, const DecodeAttentionShape& s) {
+  float* partial = static_cast<float*>(base);
+  return AttentionWorkspace{
+      partial,
+      reinterpret_cast<unsigned*>(partial + s.batch * s.heads * attention_chunks(s) * (s.dv + 2))};
+}
+
+} // namespace vtc::kernels
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+namespace vtc::kernels {
+
+// G: the group size s.group, known when the code is generated. Mask: a [B, H, L] reader or
+// NoOperand. Launch: decode_attention_launch.
+template <int G, class O, class Q, class K, class V, class Mask = NoOperand>
+__device__ void decode_attention(O o, Q q, K k, V v, AttentionWorkspace ws, DecodeAttentionShape s,
+                                 AttentionParams p, Mask mask = {}) {
+  using namespace attention_config;
+  using namespace cuda;
+  static_assert(O::rank == 3 && Q::rank == 3 && K::rank == 4 && V::rank == 4,
+                "decode_attention: O, Q [B,H,D]; K, V [B,H,L,D]");
+  static_assert(G >= 1 && G <= 16, "decode_attention: 1 to 16 query heads per cache head");
+  constexpr int U = G <= 8 ? 4 : 2; // key rows in flight per thread
+  extern __shared__ __align__(16) unsigned char vtc_smem[];
+  const int64_t D = s.d, Dv = s.dv, H = s.heads, chunk = s.chunk;
+  const int64_t chunks = attention_chunks(s), groups = H / G;
+  float* qs = reinterpret_cast<float*>(vtc_smem); // [G][D]
+  float* ss = qs + G * D;                         // [G][chunk]
+  float* red = ss + G * chunk;                    // [kThreads * 8 / cols][G][cols]
+  float* scratch = red + kThreads * 8 * G;        // 32
+  float* mh = scratch + 32;                       // [G] max
+  float* lh = mh + G;                             // [G] sum
+  unsigned* flag = reinterpret_cast<unsigned*>(lh + G);
+  const int tid = int(threadIdx.x);
+  const int64_t c = blockIdx.x, g = blockIdx.y, h0 = g * G;
+  const int64_t valid = p.valid_length < 0 ? s.kv_len : min64(p.valid_length, s.kv_len);
+  const int64_t l0 = c * chunk, n = clamp64(min64(l0 + chunk, valid) - l0, 0, chunk);
+
+  for (int64_t bi = blockIdx.z; bi < s.batch; bi += gridDim.z) {
+    for (int64_t idx = tid; idx < G * D; idx += kThreads)
+      qs[idx] = float(q.load(Index<3>{bi, h0 + idx / D, idx % D}));
+    __syncthreads();
+
+    // Logits: T lanes per key, kThreads / T keys at a time, U such groups in flight.
+    {
+      const int T = attention_row_lanes(D), per_pass = kThreads / T;
+      const int t = tid % T;
+      for (int64_t base = 0; base < n; base += int64_t(per_pass) * U) {
+        float dot[U][G];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+          for (int h = 0; h < G; ++h)
+            dot[u][h] = 0.0f;
+        for (int64_t e0 = int64_t(t) * 8; e0 < D; e0 += int64_t(T) * 8) {
+          float kv[U][8];
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const int64_t j = base + u * per_pass + tid / T;
+            const Index<4> i{bi, h0, l0 + (j < n ? j : 0), e0};
+            load_floats<8>(k, i, e0 + 8 <= D && vector_at<8>(k, i), j < n ? D : 0, kv[u]);
+          }
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int x = 0; x < 8; ++x)
+              if (e0 + x < D)
+#pragma unroll
+                for (int h = 0; h < G; ++h)
+                  dot[u][h] = fmaf(qs[h * D + e0 + x], kv[u][x], dot[u][h]);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int64_t j = base + u * per_pass + tid / T;
+#pragma unroll
+          for (int h = 0; h < G; ++h)
+            dot[u][h] = warp_reduce(dot[u][h], Add{}, T);
+          if (j < n && t == 0)
+#pragma unroll
+            for (int h = 0; h < G; ++h) {
+              float x = dot[u][h] * p.scale;
+              if (p.softcap > 0.0f) x = p.softcap * tanhf(x / p.softcap);
+              if constexpr (is_present<Mask>) x += float(mask.load(Index<3>{bi, h0 + h, l0 + j}));
+              ss[h * chunk + j] = x;
+            }
+        }
+      }
+    }
+    __syncthreads();
+
+    // Softmax over the chunk, per head: max, then exp(s - max) and its sum.
+    for (int h = 0; h < G; ++h) {
+      float mx = neg_inf();
+      for (int64_t j = tid; j < n; j += kThreads)
+        mx = max_nan(mx, ss[h * chunk + j]);
+      mx = block_reduce(mx, Max{}, scratch);
+      float sum = 0.0f;
+      for (int64_t j = tid; j < n; j += kThreads) {
+        const float e = mx == neg_inf() ? 0.0f : expf(ss[h * chunk + j] - mx);
+        ss[h * chunk + j] = e;
+        sum += e;
+      }
+      sum = block_reduce(sum, Add{}, scratch);
+      if (tid == 0) {
+        mh[h] = mx;
+        lh[h] = sum;
+      }
+    }
+    __syncthreads();
+
+    // Weighted values: T2 lanes per value row (8 columns a lane), kThreads / T2 key slices.
+    {
+      const int T2 = attention_row_lanes(Dv), slices = kThreads / T2, cols = 8 * T2;
+      const int t2 = tid % T2, slice = tid / T2;
+      for (int64_t cb = 0; cb < Dv; cb += cols) {
+        const int64_t e0 = cb + int64_t(t2) * 8;
+        float acc[G][8];
+#pragma unroll
+        for (int h = 0; h < G; ++h)
+#pragma unroll
+          for (int u = 0; u < 8; ++u)
+            acc[h][u] = 0.0f;
+        if (e0 < Dv)
+          for (int64_t base = slice; base < n; base += int64_t(slices) * U) {
+            float vv[U][8];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+              const int64_t j = base + u * slices;
+              const Index<4> i{bi, h0, l0 + (j < n ? j : 0), e0};
+              load_floats<8>(v, i, e0 + 8 <= Dv && vector_at<8>(v, i), Dv, vv[u]);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+              const int64_t j = base + u * slices;
+              if (j < n)
+#pragma unroll
+                for (int h = 0; h < G; ++h) {
+                  const float pj = ss[h * chunk + j];
+#pragma unroll
+                  for (int x = 0; x < 8; ++x)
+                    acc[h][x] = fmaf(pj, vv[u][x], acc[h][x]);
+                }
+            }
+          }
+#pragma unroll
+        for (int h = 0; h < G; ++h)
+#pragma unroll
+          for (int u = 0; u < 8; ++u)
+            red[(slice * G + h) * cols + t2 * 8 + u] = acc[h][u];
+        __syncthreads();
+        for (int idx = tid; idx < G * cols; idx += kThreads) {
+          const int h = idx / cols, col = idx % cols;
+          const int64_t e = cb + col;
+          float r = red[h * cols + col];
+          for (int sl = 1; sl < slices; ++sl)
+            r += red[(sl * G + h) * cols + col];
+          if (e >= Dv) continue;
+          if (chunks == 1) {
+            const float res = mh[h] == neg_inf() ? 0.0f : r / lh[h];
+            o.store(Index<3>{bi, h0 + h, e}, res);
+          } else {
+            ws.partial[((bi * H + h0 + h) * chunks + c) * (Dv + 2) + 2 + e] = r;
+          }
+        }
+        __syncthreads();
+      }
+    }
+
+    if (chunks > 1) {
+      if (tid < G) {
+        float* part = ws.partial + ((bi * H + h0 + tid) * chunks + c) * (Dv + 2);
+        part[0] = mh[tid];
+        part[1] = lh[tid];
+      }
+      __threadfence();
+      __syncthreads();
+      unsigned* counter = ws.counters + bi * groups + g;
+      if (tid == 0) *flag = atomicAdd(counter, 1u) == unsigned(chunks - 1);
+      __syncthreads();
+      if (*flag) {
+        __threadfence();
+        for (int64_t idx = tid; idx < G * Dv; idx += kThreads) {
+          const int64_t h = idx / Dv, e = idx % Dv;
+          const float* part = ws.partial + (bi * H + h0 + h) * chunks * (Dv + 2);
+          float mx = neg_inf();
+          for (int64_t cc = 0; cc < chunks; ++cc)
+            mx = max_nan(mx, ld_cg(part + cc * (Dv + 2)));
+          float res = 0.0f;
+          if (mx != neg_inf()) {
+            float sum = 0.0f, r = 0.0f;
+            for (int64_t cc = 0; cc < chunks; ++cc) {
+              const float* pc = part + cc * (Dv + 2);
+              const float f = expf(ld_cg(pc) - mx);
+              sum = fmaf(ld_cg(pc + 1), f, sum);
+              r = fmaf(ld_cg(pc + 2 + e), f, r);
+            }
+            res = r / sum;
+          }
+          o.store(Index<3>{bi, h0 + h, e}, res);
+        }
+        if (tid == 0) *counter = 0u;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+} // namespace vtc::kernels
+
+#endif

@@ -1,0 +1,141 @@
+// Elementwise kernels over a rank-R index space: map() computes out[i] = f(in[i]...) for every
+// index, copy() is map() with the identity — the generic kernel for data movement that stays
+// physical, and the fused elementwise kernel (its input a computed accessor that evaluates the
+// fused chain). Grid-stride: each thread takes groups of V consecutive elements along the last
+// dimension (V = 16 bytes of the widest operand), row by row.
+//
+// Fast path: when every operand has ptr(), its `contig` holds whole groups and the addresses
+// are aligned, a group moves as one 16-byte access per operand (coalesced across the warp),
+// computing from_compute(f(to_compute(x)...)) per element; a copy between operands of one
+// storage type moves the bits (16-bit floats requieted, which is what the conversions do).
+// Otherwise each element goes through load() and store(). The values are the same either way.
+#pragma once
+
+#include "common.h"
+
+namespace vtc::kernels {
+
+template <int R> struct MapShape { int64_t extent[R > 0 ? R : 1]; };
+
+template <int R> VTC_HD constexpr int64_t map_elements(const MapShape<R>& s) {
+  int64_t n = 1;
+  for (int k = 0; k < R; ++k)
+    n *= s.extent[k];
+  return n;
+}
+
+// 256 threads; blocks for one group of (at most) 8 elements per thread, up to the grid-stride cap.
+template <int R> VTC_HD constexpr Launch map_launch(const MapShape<R>& s) {
+  const int64_t n = map_elements(s);
+  const int64_t blocks = clamp64(cdiv(n, 256 * 8), 1, kMaxGridStrideBlocks);
+  return Launch{{unsigned(blocks), 1, 1}, {256, 1, 1}, 0};
+}
+template <int R> VTC_HD constexpr Launch copy_launch(const MapShape<R>& s) {
+  return map_launch(s);
+}
+
+struct Identity {
+  template <class V> VTC_HD V operator()(V v) const { return v; }
+};
+
+} // namespace vtc::kernels
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+namespace vtc::kernels {
+
+namespace cuda {
+
+template <class A> inline constexpr int storage_bytes = int(sizeof(typename A::value_type));
+// (Elements wider than 16 bytes do not occur.)
+template <class... A> inline constexpr int max_bytes = 1;
+template <class A, class... B>
+inline constexpr int max_bytes<A, B...> =
+    storage_bytes<A> > max_bytes<B...> ? storage_bytes<A> : max_bytes<B...>;
+
+template <class Out, class F, class... In> inline constexpr bool raw_copy = false;
+template <class Out, class In>
+inline constexpr bool raw_copy<Out, Identity, In> =
+    same_type<typename Out::value_type, typename In::value_type>;
+
+// One group of V elements as vectors: the storage bits moved (raw copies, 16 bytes as
+// words, 16-bit floats requieted) or converted through float.
+template <int V, class Out, class F, class... In>
+__device__ VTC_INLINE void map_group_vector(const Out& out, const Index<Out::rank>& i, const F& f,
+                                            const In&... in) {
+  using TO = typename Out::value_type;
+  if constexpr (raw_copy<Out, F, In...>) {
+    constexpr int W = V * int(sizeof(TO)) / 4;
+    unsigned w[W];
+    load_words((in.ptr(i), ...), w);
+#pragma unroll
+    for (int k = 0; k < W; ++k)
+      w[k] = requiet2<TO>(w[k]);
+    store_words(out.ptr(i), w);
+  } else {
+    float res[V];
+    [&](const auto&... src) {
+#pragma unroll
+      for (int u = 0; u < V; ++u)
+        res[u] = f(src[u]...);
+    }([&](const auto& a) {
+      struct Vals {
+        float v[V];
+        __device__ float operator[](int u) const { return v[u]; }
+      } vals;
+      load_floats<V>(a, i, true, 0, vals.v);
+      return vals;
+    }(in)...);
+    store_floats<V>(out, i, true, 0, res);
+  }
+}
+
+} // namespace cuda
+
+// out[i] = f(in[i]...) for every index i of `s` (every operand of the output's rank).
+template <class Out, int R, class F, class... In>
+__device__ void map(Out out, MapShape<R> s, F f, In... in) {
+  static_assert(Out::rank == R && ((In::rank == R) && ...), "map: operands of the shape's rank");
+  using namespace cuda;
+  if constexpr (R == 0) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) out.store(Index<0>{}, f(in.load(Index<0>{})...));
+  } else {
+    constexpr int widest = max_bytes<Out, In...>;
+    constexpr int V = widest >= 16 ? 1 : 16 / widest; // elements per group: 16 bytes of the widest
+    constexpr bool vec_ok = raw_copy<Out, F, In...>
+                                ? Out::has_ptr && (In::has_ptr && ...) && Out::contig % V == 0 &&
+                                      ((In::contig % V == 0) && ...) &&
+                                      V * sizeof(typename Out::value_type) == 16
+                                : vector_capable<Out, V> && (vector_capable<In, V> && ...);
+    const int64_t inner = s.extent[R - 1];
+    if (map_elements(s) == 0) return;
+    const int64_t per_row = cdiv(inner, V), groups = map_elements(s) / inner * per_row;
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; g < groups; g += stride) {
+      const int64_t c0 = g % per_row * V;
+      Index<R> i = row_index<R>(s.extent, g / per_row);
+      i[R - 1] = c0;
+      if constexpr (vec_ok) {
+        if (c0 + V <= inner && aligned_to(out.ptr(i), vec_align<typename Out::value_type, V>) &&
+            (aligned_to(in.ptr(i), vec_align<typename In::value_type, V>) && ...)) {
+          map_group_vector<V>(out, i, f, in...);
+          continue;
+        }
+      }
+      const int64_t n = min64(V, inner - c0);
+      for (int64_t u = 0; u < n; ++u) {
+        i[R - 1] = c0 + u;
+        out.store(i, f(in.load(i)...));
+      }
+    }
+  }
+}
+
+// The generic copy kernel: out[i] = in[i].
+template <class Out, class In, int R> __device__ void copy(Out out, In in, MapShape<R> s) {
+  map(out, s, Identity{}, in);
+}
+
+} // namespace vtc::kernels
+
+#endif

@@ -1,0 +1,294 @@
+// Batched matrix multiply over rank-3 accessors, batch first (broadcast batches are the
+// accessors' business): C[b, m, n] = sum_k A[b, m, k] * B[b, k, n], stored through the output
+// accessor (which may be an epilogue: bias, activation, residual add).
+//
+// gemm_tc: f16 or bf16 operands on the tensor cores (mma.sync m16n8k16, f32 accumulators).
+// Block tile 128 x 128 x 32, 8 warps of 64 x 32, a 3-stage shared-memory pipeline (rows
+// padded by 16 bytes: ldmatrix without bank conflicts). A tile chunk of 8 elements along the
+// contiguous dimension comes by cp.async straight from ptr() when the accessor's `contig`
+// holds it and the address is 16-byte aligned; otherwise through load(), converted back to
+// storage bits. Both give the same operand bits (a signalling NaN is quieted, which the
+// product does anyway), and the products run in one order: k tiles in turn, each as two k16
+// steps, so the result depends on the shape alone.
+//
+// gemm_f32: f32 on CUDA cores (no TF32): block tile 128 x 128 x 8, 8 x 8 outputs per thread,
+// double-buffered; each output is acc = 0, acc = fma(A[m, k], B[k, n], acc) for k = 0..K-1,
+// the chain of the cpu target's kernels.
+//
+// Decode-sized M (<= 16) belongs to gemv.h.
+#pragma once
+
+#include "common.h"
+
+namespace vtc::kernels {
+
+struct GemmShape {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+};
+
+namespace gemm_tc_config {
+inline constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 3, kThreads = 256;
+inline constexpr int kAPitch = kBK + 8, kBPitch = kBN + 8; // elements; +16 bytes a row
+inline constexpr int kAStage = kBM * kAPitch, kBStage = kBK * kBPitch;
+inline constexpr unsigned kSmemBytes = unsigned(kStages * (kAStage + kBStage) * 2);
+} // namespace gemm_tc_config
+
+namespace gemm_f32_config {
+inline constexpr int kBM = 128, kBN = 128, kBK = 8, kThreads = 256;
+inline constexpr unsigned kSmemBytes = unsigned(2 * (kBK * kBM + kBK * kBN) * 4);
+} // namespace gemm_f32_config
+
+VTC_HD constexpr unsigned batch_grid(int64_t batch) {
+  return unsigned(clamp64(batch, 1, 65535));
+}
+
+// 56 832 bytes of dynamic shared memory (the launcher raises the function's limit); two blocks
+// a multiprocessor (at most 128 registers a thread, which the kernel fits without spilling).
+VTC_HD constexpr Launch gemm_tc_launch(const GemmShape& s) {
+  using namespace gemm_tc_config;
+  return Launch{{unsigned(cdiv(s.n, kBN)), unsigned(cdiv(s.m, kBM)), batch_grid(s.batch)},
+                {kThreads, 1, 1},
+                kSmemBytes,
+                2};
+}
+
+// One block a multiprocessor: capped at 128 registers (two blocks) the kernel spills.
+VTC_HD constexpr Launch gemm_f32_launch(const GemmShape& s) {
+  using namespace gemm_f32_config;
+  return Launch{{unsigned(cdiv(s.n, kBN)), unsigned(cdiv(s.m, kBM)), batch_grid(s.batch)},
+                {kThreads, 1, 1},
+                kSmemBytes,
+                1};
+}
+
+} // namespace vtc::kernels
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+namespace vtc::kernels {
+
+namespace cuda {
+
+// The storage bits of element i of a 16-bit float reader (0 outside [0, limit) along the last
+// dimension): load() converted back, which is the bits ptr() would give.
+template <class A>
+__device__ VTC_INLINE uint16_t load_bits(const A& a, const Index<3>& i, bool inside) {
+  using T = typename A::value_type;
+  return inside ? raw_bits(from_compute<T>(a.load(i))) : uint16_t(0);
+}
+
+// Eight elements of a row of a 16-bit float operand into shared memory (16-byte aligned dst):
+// by cp.async when the accessor allows, else element by element (zeros outside the matrix).
+template <class A>
+__device__ VTC_INLINE void stage_chunk8(const A& a, int64_t b, int64_t row, int64_t col,
+                                        int64_t rows, int64_t cols, uint16_t* dst) {
+  if constexpr (vector_capable<A, 8>) {
+    if (row < rows && col + 8 <= cols) {
+      const auto* p = a.ptr(Index<3>{b, row, col});
+      if (aligned_to(p, 16)) {
+        cp_async16(dst, p);
+        return;
+      }
+    }
+  }
+  unsigned w[4];
+#pragma unroll
+  for (int u = 0; u < 4; ++u)
+    w[u] = unsigned(load_bits(a, Index<3>{b, row, col + 2 * u}, row < rows && col + 2 * u < cols)) |
+           unsigned(load_bits(a, Index<3>{b, row, col + 2 * u + 1},
+                              row < rows && col + 2 * u + 1 < cols))
+               << 16;
+  *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]); // shared memory
+}
+
+} // namespace cuda
+
+// The tensor-core kernel (A and B both f16 or both bf16). Launch: gemm_tc_launch.
+template <class Out, class A, class B> __device__ void gemm_tc(Out out, A a, B b, GemmShape s) {
+  using namespace gemm_tc_config;
+  using namespace cuda;
+  constexpr int kind = float16_kind<typename A::value_type>;
+  static_assert(Out::rank == 3 && A::rank == 3 && B::rank == 3, "gemm_tc: rank-3 accessors");
+  static_assert(kind != 0 && kind == float16_kind<typename B::value_type>,
+                "gemm_tc: A and B both f16 or both bf16");
+  extern __shared__ __align__(16) unsigned char vtc_smem[];
+  uint16_t* sa = reinterpret_cast<uint16_t*>(vtc_smem);
+  uint16_t* sb = sa + kStages * kAStage;
+  const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int wm = warp / 4, wn = warp % 4; // warp tile: rows wm*64, columns wn*32
+  const int64_t M = s.m, N = s.n, K = s.k;
+  const int64_t m0 = int64_t(blockIdx.y) * kBM, n0 = int64_t(blockIdx.x) * kBN;
+  const int64_t kt_count = cdiv(K, kBK);
+
+  for (int64_t bi = blockIdx.z; bi < s.batch; bi += gridDim.z) {
+    auto load_tile = [&](int64_t kt, int stage) {
+      const int64_t k0 = kt * kBK;
+      uint16_t* ta = sa + stage * kAStage;
+      uint16_t* tb = sb + stage * kBStage;
+      for (int c = tid; c < kBM * kBK / 8; c += kThreads) { // A: 128 rows of 4 chunks
+        const int r = c / (kBK / 8), col = c % (kBK / 8) * 8;
+        stage_chunk8(a, bi, m0 + r, k0 + col, M, K, ta + r * kAPitch + col);
+      }
+      for (int c = tid; c < kBK * kBN / 8; c += kThreads) { // B: 32 rows of 16 chunks
+        const int r = c / (kBN / 8), col = c % (kBN / 8) * 8;
+        stage_chunk8(b, bi, k0 + r, n0 + col, K, N, tb + r * kBPitch + col);
+      }
+    };
+
+    float acc[4][4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          acc[i][j][r] = 0.0f;
+
+    for (int st = 0; st < kStages - 1; ++st) {
+      if (st < kt_count) load_tile(st, st);
+      cp_async_commit();
+    }
+    for (int64_t kt = 0; kt < kt_count; ++kt) {
+      cp_async_wait<kStages - 2>();
+      __syncthreads();
+      const int64_t next = kt + kStages - 1;
+      if (next < kt_count) load_tile(next, int(next % kStages));
+      cp_async_commit();
+      const uint16_t* ta = sa + int(kt % kStages) * kAStage;
+      const uint16_t* tb = sb + int(kt % kStages) * kBStage;
+#pragma unroll
+      for (int kk = 0; kk < kBK; kk += 16) {
+        unsigned af[4][4], bf[4][2];
+#pragma unroll
+        for (int mi = 0; mi < 4; ++mi)
+          ldmatrix_x4(af[mi], ta + (wm * 64 + mi * 16 + lane % 16) * kAPitch + kk + lane / 16 * 8);
+#pragma unroll
+        for (int nj = 0; nj < 2; ++nj) {
+          unsigned r[4];
+          ldmatrix_x4_trans(r, tb + (kk + lane % 8 + (lane / 8) % 2 * 8) * kBPitch + wn * 32 +
+                                   nj * 16 + lane / 16 * 8);
+          bf[2 * nj][0] = r[0];
+          bf[2 * nj][1] = r[1];
+          bf[2 * nj + 1][0] = r[2];
+          bf[2 * nj + 1][1] = r[3];
+        }
+#pragma unroll
+        for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+          for (int ni = 0; ni < 4; ++ni)
+            mma_m16n8k16<kind>(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
+      }
+    }
+    cp_async_wait<0>();
+
+    // Each thread holds pairs of adjacent columns: one 2-element store where `out` allows.
+#pragma unroll
+    for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int64_t m = m0 + wm * 64 + mi * 16 + lane / 4 + half * 8;
+          const int64_t n = n0 + wn * 32 + ni * 8 + lane % 4 * 2;
+          if (m >= M || n >= N) continue;
+          const float v[2] = {acc[mi][ni][2 * half], acc[mi][ni][2 * half + 1]};
+          const Index<3> i{bi, m, n};
+          store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
+        }
+    __syncthreads(); // the next batch reuses the stages
+  }
+}
+
+// The CUDA-core kernel (any operand types, computed in f32). Launch: gemm_f32_launch.
+template <class Out, class A, class B> __device__ void gemm_f32(Out out, A a, B b, GemmShape s) {
+  using namespace gemm_f32_config;
+  using namespace cuda;
+  static_assert(Out::rank == 3 && A::rank == 3 && B::rank == 3, "gemm_f32: rank-3 accessors");
+  extern __shared__ __align__(16) unsigned char vtc_smem[];
+  float* sa = reinterpret_cast<float*>(vtc_smem); // [2][kBK][kBM]: A transposed
+  float* sb = sa + 2 * kBK * kBM;                 // [2][kBK][kBN]
+  const int tid = int(threadIdx.x), ty = tid / 16, tx = tid % 16;
+  const int64_t M = s.m, N = s.n, K = s.k;
+  const int64_t m0 = int64_t(blockIdx.y) * kBM, n0 = int64_t(blockIdx.x) * kBN;
+  const int64_t kt_count = cdiv(K, kBK);
+  // This thread's loads: A row ar, k ak .. ak+3; B row bk, columns bn .. bn+3.
+  const int ar = tid / 2, ak = tid % 2 * 4, bk = tid / 32, bn = tid % 32 * 4;
+
+  for (int64_t bi = blockIdx.z; bi < s.batch; bi += gridDim.z) {
+    float ra[4], rb[4];
+    auto fetch = [&](int64_t kt) {
+      const int64_t k0 = kt * kBK;
+      {
+        const int64_t m = m0 + ar, k = k0 + ak;
+        const bool vec = m < M && k + 4 <= K && vector_at<4>(a, Index<3>{bi, m, k});
+        load_floats<4>(a, Index<3>{bi, m < M ? m : 0, k}, vec, m < M ? K : 0, ra);
+      }
+      {
+        const int64_t k = k0 + bk, n = n0 + bn;
+        const bool vec = k < K && n + 4 <= N && vector_at<4>(b, Index<3>{bi, k, n});
+        load_floats<4>(b, Index<3>{bi, k < K ? k : 0, n}, vec, k < K ? N : 0, rb);
+      }
+    };
+    auto put = [&](int buf) {
+      float* ta = sa + buf * kBK * kBM;
+      float* tb = sb + buf * kBK * kBN;
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        ta[(ak + u) * kBM + ar] = ra[u];
+      *reinterpret_cast<float4*>(tb + bk * kBN + bn) = make_float4(rb[0], rb[1], rb[2], rb[3]);
+    };
+
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        acc[i][j] = 0.0f;
+    if (kt_count > 0) {
+      fetch(0);
+      put(0);
+    }
+    __syncthreads();
+    for (int64_t kt = 0; kt < kt_count; ++kt) {
+      const int buf = int(kt % 2);
+      if (kt + 1 < kt_count) fetch(kt + 1);
+      const float* ta = sa + buf * kBK * kBM;
+      const float* tb = sb + buf * kBK * kBN;
+      const int kmax = int(min64(kBK, K - kt * kBK)); // no padded products: the chain is K long
+      for (int kk = 0; kk < kmax; ++kk) {
+        float av[8], bv[8];
+        const float4 a0 = *reinterpret_cast<const float4*>(ta + kk * kBM + ty * 4);
+        const float4 a1 = *reinterpret_cast<const float4*>(ta + kk * kBM + 64 + ty * 4);
+        const float4 b0 = *reinterpret_cast<const float4*>(tb + kk * kBN + tx * 4);
+        const float4 b1 = *reinterpret_cast<const float4*>(tb + kk * kBN + 64 + tx * 4);
+        av[0] = a0.x, av[1] = a0.y, av[2] = a0.z, av[3] = a0.w;
+        av[4] = a1.x, av[5] = a1.y, av[6] = a1.z, av[7] = a1.w;
+        bv[0] = b0.x, bv[1] = b0.y, bv[2] = b0.z, bv[3] = b0.w;
+        bv[4] = b1.x, bv[5] = b1.y, bv[6] = b1.z, bv[7] = b1.w;
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+          for (int j = 0; j < 8; ++j)
+            acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+      }
+      if (kt + 1 < kt_count) put(1 - buf);
+      __syncthreads();
+    }
+    // Four adjacent columns at tx * 4 and at 64 + tx * 4: one 4-element store where `out` allows.
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; j += 4) {
+        const int64_t m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4);
+        const int64_t n = n0 + (j < 4 ? tx * 4 : 64 + tx * 4);
+        if (m >= M || n >= N) continue;
+        const float v[4] = {acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]};
+        const Index<3> ix{bi, m, n};
+        store_floats<4>(out, ix, n + 4 <= N && vector_at<4>(out, ix), N, v);
+      }
+  }
+}
+
+} // namespace vtc::kernels
+
+#endif

@@ -1,0 +1,140 @@
+// 2-D pooling and depthwise convolution, NCHW, over accessors: one thread per output element
+// (grid-stride over the flat output index; neighbouring threads take neighbouring columns, so
+// stores coalesce and the window reads share cache lines). The caller gives the output size
+// (ceil_mode is its business: windows may run past the bottom / right padding; those taps
+// count nowhere).
+//
+// Max pooling: the window's taps inside the input in the order (r, s), NaN propagated.
+// Average pooling: their sum from 0 in that order over the divisor (count_include_pad: the
+// taps inside the padded input; else the taps inside the input). Depthwise convolution
+// (c_in / groups == 1, c_out = groups * multiplier): acc = 0, acc = fma(W[co, 0, r, s], x,
+// acc) over every tap (r, s) in order, taps in the padding as x = 0 — the cpu target's chain.
+// Global pooling is reduce.h over a [n*c, h*w] view.
+#pragma once
+
+#include "common.h"
+
+namespace vtc::kernels {
+
+struct Pool2dShape {
+  int64_t n = 1, c = 1, h = 1, w = 1; // input [n, c, h, w]
+  int64_t h_out = 1, w_out = 1;       // output [n, c, h_out, w_out]
+  int64_t kh = 1, kw = 1;
+  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+
+// The shape of a 2-D convolution, as the cpu target's Conv2dShape.
+struct Conv2dShape {
+  int64_t n = 1, c_in = 1, h = 1, w = 1;   // input [n, c_in, h, w]
+  int64_t c_out = 1, h_out = 1, w_out = 1; // output [n, c_out, h_out, w_out]
+  int64_t kh = 1, kw = 1;                  // weight [c_out, c_in / groups, kh, kw]
+  int64_t groups = 1;
+  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+
+VTC_HD constexpr Launch per_output_launch(int64_t outputs) {
+  return Launch{
+      {unsigned(clamp64(cdiv(outputs, 256), 1, kMaxGridStrideBlocks)), 1, 1}, {256, 1, 1}, 0};
+}
+VTC_HD constexpr Launch pool2d_launch(const Pool2dShape& s) {
+  return per_output_launch(s.n * s.c * s.h_out * s.w_out);
+}
+VTC_HD constexpr Launch depthwise_conv2d_launch(const Conv2dShape& s) {
+  return per_output_launch(s.n * s.c_out * s.h_out * s.w_out);
+}
+
+} // namespace vtc::kernels
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+namespace vtc::kernels {
+
+namespace cuda {
+
+// Calls fn(index) for every index [n, c, y, x] of an output of `count` elements, grid-stride.
+template <class F>
+__device__ VTC_INLINE void for_each_output(int64_t c, int64_t h, int64_t w, int64_t count, F&& fn) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t t = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < count; t += stride)
+    fn(Index<4>{t / (c * h * w), t / (h * w) % c, t / w % h, t % w});
+}
+
+__device__ VTC_INLINE int64_t window_taps(int64_t start, int64_t k, int64_t d, int64_t lo,
+                                          int64_t hi) {
+  int64_t n = 0;
+  for (int64_t j = 0; j < k; ++j)
+    n += (start + j * d >= lo && start + j * d < hi);
+  return n;
+}
+
+template <bool Max, class Out, class In>
+__device__ VTC_INLINE void pool2d(const Out& out, const In& in, const Pool2dShape& s,
+                                  bool count_include_pad) {
+  for_each_output(s.c, s.h_out, s.w_out, s.n * s.c * s.h_out * s.w_out, [&](const Index<4>& o) {
+    const int64_t y0 = o[2] * s.stride_h - s.pad_top, x0 = o[3] * s.stride_w - s.pad_left;
+    float acc = Max ? neg_inf() : 0.0f;
+    for (int64_t r = 0; r < s.kh; ++r) {
+      const int64_t y = y0 + r * s.dil_h;
+      if (y < 0 || y >= s.h) continue;
+      for (int64_t q = 0; q < s.kw; ++q) {
+        const int64_t x = x0 + q * s.dil_w;
+        if (x < 0 || x >= s.w) continue;
+        const float v = float(in.load(Index<4>{o[0], o[1], y, x}));
+        acc = Max ? max_nan(acc, v) : acc + v;
+      }
+    }
+    if constexpr (!Max) {
+      const int64_t rows = count_include_pad
+                               ? window_taps(y0, s.kh, s.dil_h, -s.pad_top, s.h + s.pad_bottom)
+                               : window_taps(y0, s.kh, s.dil_h, 0, s.h);
+      const int64_t cols = count_include_pad
+                               ? window_taps(x0, s.kw, s.dil_w, -s.pad_left, s.w + s.pad_right)
+                               : window_taps(x0, s.kw, s.dil_w, 0, s.w);
+      acc = acc / float(rows * cols);
+    }
+    out.store(o, acc);
+  });
+}
+
+} // namespace cuda
+
+template <class Out, class In> __device__ void max_pool2d(Out out, In in, Pool2dShape s) {
+  static_assert(Out::rank == 4 && In::rank == 4, "max_pool2d: NCHW");
+  cuda::pool2d<true>(out, in, s, false);
+}
+
+template <class Out, class In>
+__device__ void avg_pool2d(Out out, In in, Pool2dShape s, bool count_include_pad = false) {
+  static_assert(Out::rank == 4 && In::rank == 4, "avg_pool2d: NCHW");
+  cuda::pool2d<false>(out, in, s, count_include_pad);
+}
+
+// Weights W[c_out, 1, kh, kw]; bias and activation are the output accessor's epilogue.
+template <class Out, class In, class W>
+__device__ void depthwise_conv2d(Out out, In in, W w, Conv2dShape s) {
+  static_assert(Out::rank == 4 && In::rank == 4 && W::rank == 4, "depthwise_conv2d: NCHW");
+  const int64_t mult = s.c_out / s.groups;
+  cuda::for_each_output(
+      s.c_out, s.h_out, s.w_out, s.n * s.c_out * s.h_out * s.w_out, [&](const Index<4>& o) {
+        const int64_t ci = o[1] / mult;
+        const int64_t y0 = o[2] * s.stride_h - s.pad_top, x0 = o[3] * s.stride_w - s.pad_left;
+        float acc = 0.0f;
+        for (int64_t r = 0; r < s.kh; ++r) {
+          const int64_t y = y0 + r * s.dil_h;
+          const bool row_in = y >= 0 && y < s.h;
+          for (int64_t q = 0; q < s.kw; ++q) {
+            const int64_t x = x0 + q * s.dil_w;
+            const float v =
+                row_in && x >= 0 && x < s.w ? float(in.load(Index<4>{o[0], ci, y, x})) : 0.0f;
+            acc = fmaf(float(w.load(Index<4>{o[1], 0, r, q})), v, acc);
+          }
+        }
+        out.store(o, acc);
+      });
+}
+
+} // namespace vtc::kernels
+
+#endif

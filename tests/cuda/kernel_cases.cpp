@@ -1,0 +1,741 @@
+#include "kernel_cases.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "kernels/cpu/scalar_types.h"
+#include "kernels/cuda/attention.h"
+#include "kernels/cuda/conv.h"
+#include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/gemm.h"
+#include "kernels/cuda/gemv.h"
+#include "kernels/cuda/pool.h"
+#include "kernels/cuda/reduce.h"
+#include "kernels/cuda/resize.h"
+
+namespace vtc::cuda_test {
+
+namespace k = vtc::kernels;
+
+const char* dtype_name(DType t) {
+  switch (t) {
+  case DType::f32:
+    return "f32";
+  case DType::f16:
+    return "f16";
+  case DType::bf16:
+    return "bf16";
+  }
+  return "?";
+}
+
+const char* cpp_type(DType t) {
+  switch (t) {
+  case DType::f32:
+    return "float";
+  case DType::f16:
+    return "half";
+  case DType::bf16:
+    return "bfloat16";
+  }
+  return "?";
+}
+
+size_t dtype_bytes(DType t) {
+  return t == DType::f32 ? 4 : 2;
+}
+
+void store_value(DType t, float v, unsigned char* dst) {
+  switch (t) {
+  case DType::f32:
+    std::memcpy(dst, &v, 4);
+    return;
+  case DType::f16: {
+    const uint16_t b = k::float_to_half(v);
+    std::memcpy(dst, &b, 2);
+    return;
+  }
+  case DType::bf16: {
+    const uint16_t b = k::float_to_bf16(v);
+    std::memcpy(dst, &b, 2);
+    return;
+  }
+  }
+}
+
+float load_value(DType t, const unsigned char* src) {
+  float f = 0;
+  uint16_t b = 0;
+  switch (t) {
+  case DType::f32:
+    std::memcpy(&f, src, 4);
+    return f;
+  case DType::f16:
+    std::memcpy(&b, src, 2);
+    return k::half_to_float(b);
+  case DType::bf16:
+    std::memcpy(&b, src, 2);
+    return k::bf16_to_float(b);
+  }
+  return f;
+}
+
+float round_to(DType t, float v) {
+  unsigned char b[4];
+  store_value(t, v, b);
+  return load_value(t, b);
+}
+
+const char* layout_name(Layout l) {
+  switch (l) {
+  case Layout::dense:
+    return "dense";
+  case Layout::transposed:
+    return "transposed";
+  case Layout::concat:
+    return "concat";
+  case Layout::concat_last:
+    return "concat_last";
+  case Layout::computed:
+    return "computed";
+  }
+  return "?";
+}
+
+namespace {
+
+std::vector<int64_t> row_major(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size());
+  int64_t n = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    s[d] = n;
+    n *= shape[d];
+  }
+  return s;
+}
+
+int64_t product(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t e : shape)
+    n *= e;
+  return n;
+}
+
+std::string list(const std::vector<int64_t>& xs) {
+  std::string s = "{";
+  for (size_t i = 0; i < xs.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(xs[i]);
+  return s + "}";
+}
+
+// Calls fn(flat, index) for every index of `shape` in row-major order.
+template <typename F> void for_each_index(const std::vector<int64_t>& shape, F&& fn) {
+  const int64_t n = product(shape);
+  std::vector<int64_t> i(shape.size(), 0);
+  for (int64_t f = 0; f < n; ++f) {
+    fn(f, i);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++i[d] < shape[d]) break;
+      i[d] = 0;
+    }
+  }
+}
+
+int64_t dot(const std::vector<int64_t>& i, const std::vector<int64_t>& s) {
+  int64_t o = 0;
+  for (size_t d = 0; d < i.size(); ++d)
+    o += i[d] * s[d];
+  return o;
+}
+
+// Buffer (0 or 1) and element offset of logical index i.
+std::pair<int, int64_t> locate(const Operand& op, std::vector<int64_t> i) {
+  if ((op.layout == Layout::concat || op.layout == Layout::concat_last) && op.split > 0) {
+    if (i[size_t(op.dim)] < op.split) return {0, dot(i, op.strides0)};
+    i[size_t(op.dim)] -= op.split;
+    return {1, dot(i, op.strides1)};
+  }
+  return {0, dot(i, op.strides0)};
+}
+
+} // namespace
+
+int64_t Operand::numel() const {
+  return product(shape);
+}
+
+Operand make_operand(DType t, std::vector<int64_t> shape, Layout l) {
+  Operand op;
+  op.dtype = t;
+  op.shape = shape;
+  const int r = int(shape.size());
+  // Layouts that need more dimensions, or longer ones, than the shape has fall back to dense.
+  if (l == Layout::transposed && r < 2) l = Layout::dense;
+  if (l == Layout::concat && (r < 2 || shape[size_t(r - 2)] < 2)) l = Layout::dense;
+  if (l == Layout::concat_last && (r < 1 || shape[size_t(r - 1)] < 2)) l = Layout::dense;
+  op.layout = l;
+  switch (l) {
+  case Layout::dense:
+  case Layout::computed:
+    op.strides0 = row_major(shape);
+    op.elems0 = product(shape);
+    break;
+  case Layout::transposed: {
+    std::vector<int64_t> phys = shape;
+    std::swap(phys[size_t(r - 1)], phys[size_t(r - 2)]);
+    std::vector<int64_t> ps = row_major(phys);
+    op.strides0 = ps;
+    std::swap(op.strides0[size_t(r - 1)], op.strides0[size_t(r - 2)]);
+    op.contig = 1;
+    op.elems0 = product(shape);
+    break;
+  }
+  case Layout::concat:
+  case Layout::concat_last: {
+    op.dim = l == Layout::concat ? r - 2 : r - 1;
+    const int64_t e = shape[size_t(op.dim)];
+    if (l == Layout::concat_last && e >= 16) {
+      op.split = e / 2 / 8 * 8;
+      op.contig = 8;
+    } else {
+      op.split = e / 2;
+      op.contig = l == Layout::concat ? int64_t(1) << 30 : 1;
+    }
+    std::vector<int64_t> s0 = shape, s1 = shape;
+    s0[size_t(op.dim)] = op.split;
+    s1[size_t(op.dim)] = e - op.split;
+    op.strides0 = row_major(s0);
+    op.strides1 = row_major(s1);
+    op.elems0 = product(s0);
+    op.elems1 = product(s1);
+    break;
+  }
+  }
+  return op;
+}
+
+std::string Operand::accessor(const std::string& p0, const std::string& p1) const {
+  const std::string t = cpp_type(dtype), r = std::to_string(shape.size());
+  const std::string b0 = "static_cast<" + t + "*>(" + p0 + ")";
+  const std::string b1 = "static_cast<" + t + "*>(" + p1 + ")";
+  std::string a;
+  switch (layout) {
+  case Layout::dense:
+    a = "Dense<" + t + ", " + r + ">{" + b0 + ", " + list(strides0) + "}";
+    break;
+  case Layout::transposed:
+    a = "Strided<" + t + ", " + r + ", 1>{" + b0 + ", " + list(strides0) + "}";
+    break;
+  case Layout::concat:
+  case Layout::concat_last:
+    a = "Concat2<" + t + ", " + r + ", " + std::to_string(dim) + ", " + std::to_string(contig) +
+        ">{" + b0 + ", " + b1 + ", " + list(strides0) + ", " + list(strides1) + ", " +
+        std::to_string(split) + "}";
+    break;
+  case Layout::computed:
+    a = "Computed<Dense<" + t + ", " + r + ">>{{" + b0 + ", " + list(strides0) + "}}";
+    break;
+  }
+  if (head_group > 0)
+    a = "HeadGroups<decltype(" + a + ")>{" + a + ", " + std::to_string(head_group) + "}";
+  return a;
+}
+
+void Operand::scatter(const std::vector<float>& logical, std::vector<unsigned char>& b0,
+                      std::vector<unsigned char>& b1) const {
+  const size_t sz = dtype_bytes(dtype);
+  b0.assign(size_t(elems0) * sz, 0);
+  b1.assign(size_t(elems1) * sz, 0);
+  if (layout == Layout::dense || layout == Layout::computed) { // row-major: in order
+    for (size_t f = 0; f < logical.size(); ++f)
+      store_value(dtype, logical[f], b0.data() + f * sz);
+    return;
+  }
+  for_each_index(shape, [&](int64_t f, const std::vector<int64_t>& i) {
+    auto [buf, off] = locate(*this, i);
+    store_value(dtype, logical[size_t(f)], (buf ? b1 : b0).data() + size_t(off) * sz);
+  });
+}
+
+std::vector<float> Operand::gather(const std::vector<unsigned char>& b0,
+                                   const std::vector<unsigned char>& b1) const {
+  const size_t sz = dtype_bytes(dtype);
+  std::vector<float> out(static_cast<size_t>(numel()));
+  if (layout == Layout::dense || layout == Layout::computed) {
+    for (size_t f = 0; f < out.size(); ++f)
+      out[f] = load_value(dtype, b0.data() + f * sz);
+    return out;
+  }
+  for_each_index(shape, [&](int64_t f, const std::vector<int64_t>& i) {
+    auto [buf, off] = locate(*this, i);
+    out[size_t(f)] = load_value(dtype, (buf ? b1 : b0).data() + size_t(off) * sz);
+  });
+  return out;
+}
+
+std::string translation_unit(const std::vector<Case>& cases) {
+  std::ostringstream os;
+  os << "#include \"kernels/cuda/attention.h\"\n"
+        "#include \"kernels/cuda/conv.h\"\n"
+        "#include \"kernels/cuda/elementwise.h\"\n"
+        "#include \"kernels/cuda/gemm.h\"\n"
+        "#include \"kernels/cuda/gemv.h\"\n"
+        "#include \"kernels/cuda/norm.h\"\n"
+        "#include \"kernels/cuda/pool.h\"\n"
+        "#include \"kernels/cuda/reduce.h\"\n"
+        "#include \"kernels/cuda/resize.h\"\n"
+        "#include \"test_accessors.h\"\n"
+        "using namespace vtc::kernels;\n"
+        "using namespace vtc::kernels::test;\n\n";
+  for (const Case& c : cases) {
+    os << "extern \"C\" __global__ void __launch_bounds__(" << c.launch.block[0] << ", "
+       << c.launch.min_blocks << ") " << c.name << "(";
+    for (size_t i = 0; i < c.ops.size(); ++i)
+      os << "void* p" << i << "_0, void* p" << i << "_1, ";
+    os << "float* ws) {\n  (void)ws;\n  ";
+    std::string call = c.call;
+    for (size_t i = c.ops.size(); i-- > 0;) {
+      std::string key = "@", p = "p";
+      key += std::to_string(i);
+      p += std::to_string(i);
+      const std::string acc = c.ops[i].accessor(p + "_0", p + "_1");
+      for (size_t at; (at = call.find(key)) != std::string::npos;)
+        call.replace(at, key.size(), acc);
+    }
+    os << call << "\n}\n\n";
+  }
+  return os.str();
+}
+
+namespace {
+
+double tolerance(DType t) {
+  return t == DType::f32 ? 1e-4 : t == DType::f16 ? 4e-3 : 2e-2;
+}
+
+std::string suffix(DType t, Layout in, Layout out) {
+  return std::string("_") + dtype_name(t) + "_" + layout_name(in) + "_" + layout_name(out);
+}
+
+std::string shape_key(const std::vector<int64_t>& xs) {
+  std::string s;
+  for (int64_t x : xs) {
+    s += '_';
+    s += std::to_string(x);
+  }
+  return s;
+}
+
+template <typename... T> std::string lits(T... xs) {
+  std::string s;
+  ((s += (s.empty() ? "" : ", ") + std::to_string(xs)), ...);
+  return s;
+}
+
+} // namespace
+
+Case copy_case(DType t, Layout in, Layout out, std::vector<int64_t> shape) {
+  Case c;
+  c.family = "copy";
+  c.name = "copy" + suffix(t, in, out);
+  c.group = "copy_" + std::string(dtype_name(t)) + shape_key(shape);
+  c.ops = {make_operand(t, shape, out), make_operand(t, shape, in)};
+  k::MapShape<3> s{{shape[0], shape[1], shape[2]}};
+  c.call = "copy(@0, @1, MapShape<3>{{" + lits(shape[0], shape[1], shape[2]) + "}});";
+  c.launch = k::copy_launch(s);
+  c.bytes = 2.0 * double(product(shape)) * double(dtype_bytes(t));
+  c.tol = 0;
+  c.ref = [](const Inputs& x, int64_t f) { return double(x[0][size_t(f)]); };
+  return c;
+}
+
+Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t kk) {
+  Case c;
+  const bool tc = t != DType::f32;
+  c.family = tc ? "gemm_tc" : "gemm_f32";
+  c.name = c.family + suffix(t, in, out);
+  c.group = c.family + "_" + dtype_name(t) + shape_key({batch, m, n, kk});
+  c.ops = {make_operand(t, {batch, m, n}, out), make_operand(t, {batch, m, kk}, in),
+           make_operand(t, {batch, kk, n}, in)};
+  const k::GemmShape s{batch, m, n, kk};
+  c.call = c.family + "(@0, @1, @2, GemmShape{" + lits(batch, m, n, kk) + "});";
+  c.launch = tc ? k::gemm_tc_launch(s) : k::gemm_f32_launch(s);
+  c.flops = 2.0 * double(batch * m * n * kk);
+  c.bytes = double(batch * (m * kk + kk * n + m * n)) * double(dtype_bytes(t));
+  c.tol = tolerance(t);
+  c.ref = [=](const Inputs& x, int64_t f) {
+    const int64_t b = f / (m * n), i = f / n % m, j = f % n;
+    double acc = 0;
+    for (int64_t q = 0; q < kk; ++q)
+      acc +=
+          double(x[0][size_t((b * m + i) * kk + q)]) * double(x[1][size_t((b * kk + q) * n + j)]);
+    return acc;
+  };
+  return c;
+}
+
+Case gemv_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t kk) {
+  Case c = gemm_case(t, in, out, batch, m, n, kk);
+  c.family = "gemv";
+  c.name = "gemv_m" + std::to_string(m) + suffix(t, in, out);
+  c.group = "gemv_" + std::string(dtype_name(t)) + shape_key({batch, m, n, kk});
+  const k::GemvShape s = k::make_gemv_shape(batch, m, n, kk);
+  c.call = "{ const GemvShape s{" + lits(s.batch, s.m, s.n, s.k, s.k_chunk) + "};\n  gemv<" +
+           std::to_string(m) + ">(@0, @1, @2, gemv_workspace(ws, s), s); }";
+  c.launch = k::gemv_launch(s);
+  c.workspace_bytes = k::gemv_workspace_bytes(s);
+  return c;
+}
+
+Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len, int64_t d,
+                    int64_t group, int64_t valid, float softcap) {
+  Case c;
+  c.family = "decode_attention";
+  c.name = "decode_attention_g" + std::to_string(group) + suffix(t, in, Layout::dense);
+  c.group = "attention_" + std::string(dtype_name(t)) +
+            shape_key({batch, heads, kv_len, d, group, valid});
+  const int64_t hkv = heads / group;
+  Operand kc = make_operand(t, {batch, hkv, kv_len, d}, in == Layout::concat ? Layout::concat : in);
+  Operand vc =
+      make_operand(t, {batch, hkv, kv_len, d}, in == Layout::transposed ? Layout::dense : in);
+  kc.head_group = vc.head_group = group;
+  c.ops = {make_operand(t, {batch, heads, d}), make_operand(t, {batch, heads, d}), kc, vc};
+  const k::DecodeAttentionShape s =
+      k::make_decode_attention_shape(batch, heads, kv_len, d, d, group);
+  const float scale = 1.0f / std::sqrt(float(d));
+  char lit[96];
+  std::snprintf(lit, sizeof lit, "AttentionParams{%.9ef, %.9ef, %lld}", double(scale),
+                double(softcap), (long long)valid);
+  std::ostringstream call;
+  call << "{ const DecodeAttentionShape s{"
+       << lits(s.batch, s.heads, s.kv_len, s.d, s.dv, s.group, s.chunk) << "};\n  decode_attention<"
+       << group << ">(@0, @1, @2, @3, attention_workspace(ws, s), s, " << lit << "); }";
+  c.call = call.str();
+  c.launch = k::decode_attention_launch(s);
+  c.workspace_bytes = k::attention_workspace_bytes(s);
+  const int64_t keys = valid < 0 ? kv_len : std::min(valid, kv_len);
+  c.flops = 4.0 * double(batch * heads * keys * d);
+  c.bytes = double(batch * (2 * hkv * keys * d + 2 * heads * d)) * double(dtype_bytes(t));
+  c.tol = tolerance(t);
+  c.ref = [=](const Inputs& x, int64_t f) {
+    const int64_t b = f / (heads * d), h = f / d % heads, e = f % d, hk = h / group;
+    std::vector<double> s(static_cast<size_t>(keys));
+    double mx = -std::numeric_limits<double>::infinity();
+    for (int64_t l = 0; l < keys; ++l) {
+      double acc = 0;
+      for (int64_t j = 0; j < d; ++j)
+        acc += double(x[0][size_t((b * heads + h) * d + j)]) *
+               double(x[1][size_t(((b * hkv + hk) * kv_len + l) * d + j)]);
+      acc *= scale;
+      if (softcap > 0) acc = softcap * std::tanh(acc / softcap);
+      s[size_t(l)] = acc;
+      mx = std::max(mx, acc);
+    }
+    double sum = 0, r = 0;
+    for (int64_t l = 0; l < keys; ++l) {
+      const double p = std::exp(s[size_t(l)] - mx);
+      sum += p;
+      r += p * double(x[2][size_t(((b * hkv + hk) * kv_len + l) * d + e)]);
+    }
+    return keys > 0 ? r / sum : 0.0;
+  };
+  return c;
+}
+
+Case softmax_case(DType t, Layout in, Layout out, int64_t rows, int64_t d, bool log) {
+  Case c;
+  c.family = log ? "log_softmax" : "softmax";
+  c.name = c.family + suffix(t, in, out);
+  c.group = c.family + "_" + dtype_name(t) + shape_key({rows, d});
+  c.ops = {make_operand(t, {rows, d}, out), make_operand(t, {rows, d}, in)};
+  c.call = c.family + "(@0, @1, RowsShape{" + lits(rows, d) + "});";
+  c.launch = k::rows_launch(k::RowsShape{rows, d});
+  c.bytes = 2.0 * double(rows * d) * double(dtype_bytes(t));
+  c.tol = tolerance(t);
+  c.input_range = 4.0f;
+  c.ref = [=](const Inputs& x, int64_t f) {
+    const int64_t r = f / d;
+    const float* row = x[0].data() + r * d;
+    double mx = -std::numeric_limits<double>::infinity(), sum = 0;
+    for (int64_t j = 0; j < d; ++j)
+      mx = std::max(mx, double(row[j]));
+    for (int64_t j = 0; j < d; ++j)
+      sum += std::exp(double(row[j]) - mx);
+    const double v = double(row[f % d]);
+    return log ? (v - mx) - std::log(sum) : std::exp(v - mx) / sum;
+  };
+  return c;
+}
+
+Case layer_norm_case(DType t, Layout in, Layout out, int64_t rows, int64_t d, bool rms) {
+  Case c;
+  c.family = rms ? "rms_norm" : "layer_norm";
+  c.name = c.family + suffix(t, in, out);
+  c.group = c.family + "_" + dtype_name(t) + shape_key({rows, d});
+  c.ops = {make_operand(t, {rows, d}, out), make_operand(t, {rows, d}, in), make_operand(t, {d}),
+           make_operand(t, {d})};
+  c.call = c.family + "(@0, @1, @2, " + (rms ? std::string("NoOperand{}") : "@3") + ", RowsShape{" +
+           lits(rows, d) + ", 1e-5f});";
+  if (rms) c.ops.pop_back();
+  c.launch = k::rows_launch(k::RowsShape{rows, d});
+  c.bytes = 2.0 * double(rows * d) * double(dtype_bytes(t));
+  c.tol = tolerance(t);
+  c.ref = [=](const Inputs& x, int64_t f) {
+    const int64_t r = f / d, j = f % d;
+    const float* row = x[0].data() + r * d;
+    double mean = 0, var = 0;
+    if (!rms) {
+      for (int64_t q = 0; q < d; ++q)
+        mean += row[q];
+      mean /= double(d);
+    }
+    for (int64_t q = 0; q < d; ++q)
+      var += (row[q] - mean) * (row[q] - mean);
+    var /= double(d);
+    const double y = (row[j] - mean) / std::sqrt(var + 1e-5) * double(x[1][size_t(j)]);
+    return rms ? y : y + double(x[2][size_t(j)]);
+  };
+  return c;
+}
+
+Case reduce_case(DType t, Layout in, int64_t rows, int64_t d, const std::string& kind) {
+  Case c;
+  c.family = "reduce";
+  c.name = "reduce_" + kind + suffix(t, in, Layout::dense);
+  c.group = "reduce_" + kind + "_" + dtype_name(t) + shape_key({rows, d});
+  c.ops = {make_operand(t, {rows}), make_operand(t, {rows, d}, in)};
+  c.call = "reduce<ReduceKind::" + kind + ">(@0, @1, RowsShape{" + lits(rows, d) + "});";
+  c.launch = k::reduce_launch(k::RowsShape{rows, d});
+  c.bytes = double(rows * d + rows) * double(dtype_bytes(t));
+  c.tol = tolerance(t);
+  c.ref = [=](const Inputs& x, int64_t r) {
+    const float* row = x[0].data() + r * d;
+    double a = kind == "Max"   ? -std::numeric_limits<double>::infinity()
+               : kind == "Min" ? std::numeric_limits<double>::infinity()
+                               : 0.0;
+    for (int64_t j = 0; j < d; ++j) {
+      if (kind == "Max")
+        a = std::max(a, double(row[j]));
+      else if (kind == "Min")
+        a = std::min(a, double(row[j]));
+      else if (kind == "SumSquare")
+        a += double(row[j]) * row[j];
+      else
+        a += row[j];
+    }
+    return kind == "Mean" ? a / double(d) : a;
+  };
+  return c;
+}
+
+namespace {
+
+std::string pool_shape_lit(const k::Pool2dShape& s) {
+  return "Pool2dShape{" +
+         lits(s.n, s.c, s.h, s.w, s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h,
+              s.dil_w, s.pad_top, s.pad_left, s.pad_bottom, s.pad_right) +
+         "}";
+}
+
+std::string conv_shape_lit(const k::Conv2dShape& s) {
+  return "Conv2dShape{" +
+         lits(s.n, s.c_in, s.h, s.w, s.c_out, s.h_out, s.w_out, s.kh, s.kw, s.groups, s.stride_h,
+              s.stride_w, s.dil_h, s.dil_w, s.pad_top, s.pad_left) +
+         "}";
+}
+
+// The input value at [n, c, y, x] of an [N, C, H, W] tensor, 0 outside the plane.
+double at4(const std::vector<float>& x, int64_t C, int64_t H, int64_t W, int64_t n, int64_t c,
+           int64_t y, int64_t xx) {
+  if (y < 0 || y >= H || xx < 0 || xx >= W) return 0.0;
+  return x[size_t(((n * C + c) * H + y) * W + xx)];
+}
+
+} // namespace
+
+Case pool_case(DType t, Layout in, bool max, int64_t n, int64_t ch, int64_t h, int64_t w,
+               int64_t kk, int64_t stride, int64_t pad) {
+  Case c;
+  c.family = max ? "max_pool2d" : "avg_pool2d";
+  c.name = c.family + suffix(t, in, Layout::dense);
+  const int64_t ho = (h + 2 * pad - kk) / stride + 1, wo = (w + 2 * pad - kk) / stride + 1;
+  c.group = c.family + "_" + dtype_name(t) + shape_key({n, ch, h, w, kk, stride, pad});
+  const k::Pool2dShape s{n, ch, h, w, ho, wo, kk, kk, stride, stride, 1, 1, pad, pad, pad, pad};
+  c.ops = {make_operand(t, {n, ch, ho, wo}), make_operand(t, {n, ch, h, w}, in)};
+  c.call = c.family + "(@0, @1, " + pool_shape_lit(s) + (max ? ");" : ", true);");
+  c.launch = k::pool2d_launch(s);
+  c.bytes = double(n * ch * (h * w + ho * wo)) * double(dtype_bytes(t));
+  c.tol = tolerance(t);
+  c.ref = [=](const Inputs& x, int64_t f) {
+    const int64_t b = f / (ch * ho * wo), cc = f / (ho * wo) % ch, y = f / wo % ho, xo = f % wo;
+    double a = max ? -std::numeric_limits<double>::infinity() : 0.0;
+    for (int64_t r = 0; r < kk; ++r)
+      for (int64_t q = 0; q < kk; ++q) {
+        const int64_t iy = y * stride - pad + r, ix = xo * stride - pad + q;
+        if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+        const double v = at4(x[0], ch, h, w, b, cc, iy, ix);
+        a = max ? std::max(a, v) : a + v;
+      }
+    return max ? a : a / double(kk * kk); // count_include_pad, symmetric padding
+  };
+  return c;
+}
+
+Case depthwise_case(DType t, Layout in, int64_t n, int64_t ch, int64_t h, int64_t w, int64_t kk,
+                    int64_t stride, int64_t pad) {
+  Case c;
+  c.family = "depthwise_conv2d";
+  c.name = c.family + suffix(t, in, Layout::dense);
+  const int64_t ho = (h + 2 * pad - kk) / stride + 1, wo = (w + 2 * pad - kk) / stride + 1;
+  c.group = c.family + "_" + dtype_name(t) + shape_key({n, ch, h, w, kk, stride, pad});
+  const k::Conv2dShape s{n, ch, h, w, ch, ho, wo, kk, kk, ch, stride, stride, 1, 1, pad, pad};
+  c.ops = {make_operand(t, {n, ch, ho, wo}), make_operand(t, {n, ch, h, w}, in),
+           make_operand(t, {ch, 1, kk, kk})};
+  c.call = "depthwise_conv2d(@0, @1, @2, " + conv_shape_lit(s) + ");";
+  c.launch = k::depthwise_conv2d_launch(s);
+  c.flops = 2.0 * double(n * ch * ho * wo * kk * kk);
+  c.bytes = double(n * ch * (h * w + ho * wo)) * double(dtype_bytes(t));
+  c.tol = tolerance(t);
+  c.ref = [=](const Inputs& x, int64_t f) {
+    const int64_t b = f / (ch * ho * wo), cc = f / (ho * wo) % ch, y = f / wo % ho, xo = f % wo;
+    double a = 0;
+    for (int64_t r = 0; r < kk; ++r)
+      for (int64_t q = 0; q < kk; ++q)
+        a += double(x[1][size_t((cc * kk + r) * kk + q)]) *
+             at4(x[0], ch, h, w, b, cc, y * stride - pad + r, xo * stride - pad + q);
+    return a;
+  };
+  return c;
+}
+
+Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w, int64_t c_out,
+               int64_t kk, int64_t stride, int64_t pad) {
+  Case c;
+  const bool tc = t != DType::f32;
+  c.family = tc ? "conv2d_tc" : "conv2d_f32";
+  c.name = c.family + suffix(t, in, Layout::dense);
+  const int64_t ho = (h + 2 * pad - kk) / stride + 1, wo = (w + 2 * pad - kk) / stride + 1;
+  c.group = c.family + "_" + dtype_name(t) + shape_key({n, c_in, h, w, c_out, kk, stride, pad});
+  const k::Conv2dShape s{n, c_in, h, w, c_out, ho, wo, kk, kk, 1, stride, stride, 1, 1, pad, pad};
+  const int64_t K = c_in * kk * kk;
+  c.ops = {make_operand(t, {n, c_out, ho, wo}), make_operand(t, {n, c_in, h, w}, in),
+           make_operand(t, {c_out, K})};
+  c.call = c.family + "(@0, @1, @2, " + conv_shape_lit(s) + ");";
+  c.launch = tc ? k::conv2d_tc_launch(s) : k::conv2d_f32_launch(s);
+  c.flops = 2.0 * double(n * c_out * ho * wo * K);
+  c.bytes = double(n * (c_in * h * w + c_out * ho * wo) + c_out * K) * double(dtype_bytes(t));
+  c.tol = tolerance(t);
+  c.ref = [=](const Inputs& x, int64_t f) {
+    const int64_t b = f / (c_out * ho * wo), co = f / (ho * wo) % c_out, y = f / wo % ho,
+                  xo = f % wo;
+    double a = 0;
+    for (int64_t ci = 0; ci < c_in; ++ci)
+      for (int64_t r = 0; r < kk; ++r)
+        for (int64_t q = 0; q < kk; ++q)
+          a += double(x[1][size_t(co * K + (ci * kk + r) * kk + q)]) *
+               at4(x[0], c_in, h, w, b, ci, y * stride - pad + r, xo * stride - pad + q);
+    return a;
+  };
+  return c;
+}
+
+Case upsample_case(DType t, Layout in, Layout out, int64_t n, int64_t ch, int64_t h, int64_t w,
+                   int64_t factor) {
+  Case c;
+  c.family = "upsample_nearest";
+  c.name = c.family + suffix(t, in, out);
+  c.group = c.family + "_" + dtype_name(t) + shape_key({n, ch, h, w, factor});
+  const int64_t ho = h * factor, wo = w * factor;
+  c.ops = {make_operand(t, {n, ch, ho, wo}, out), make_operand(t, {n, ch, h, w}, in)};
+  const k::UpsampleShape<4> s{{n, ch, ho, wo}, {1, 1, factor, factor}};
+  c.call = "upsample_nearest(@0, @1, UpsampleShape<4>{{" + lits(n, ch, ho, wo) + "}, {" +
+           lits(int64_t(1), int64_t(1), factor, factor) + "}});";
+  c.launch = k::upsample_nearest_launch(s);
+  c.bytes = double(n * ch * (h * w + ho * wo)) * double(dtype_bytes(t));
+  c.tol = 0;
+  c.ref = [=](const Inputs& x, int64_t f) {
+    const int64_t b = f / (ch * ho * wo), cc = f / (ho * wo) % ch, y = f / wo % ho, xo = f % wo;
+    return double(x[0][size_t(((b * ch + cc) * h + y / factor) * w + xo / factor)]);
+  };
+  return c;
+}
+
+std::vector<CaseFamily> representative_cases() {
+  const DType dtypes[] = {DType::f32, DType::f16, DType::bf16};
+  const Layout ins[] = {Layout::dense, Layout::transposed, Layout::concat, Layout::concat_last,
+                        Layout::computed};
+  std::vector<Case> copy, gemm, gemv, attention, rows, window, conv;
+  for (DType t : dtypes) {
+    for (Layout in : ins) {
+      copy.push_back(copy_case(t, in, Layout::dense, {3, 37, 200}));
+      gemm.push_back(gemm_case(t, in, Layout::dense, 2, 130, 136, 72));
+      for (int64_t m : {1, 4, 16})
+        gemv.push_back(gemv_case(t, in, Layout::dense, 1, m, 1000, 1536));
+      if (in != Layout::concat_last)
+        attention.push_back(attention_case(t, in, 2, 8, 700, 128, 4, 650, 0.0f));
+      rows.push_back(softmax_case(t, in, Layout::dense, 5, 1000, false));
+      rows.push_back(softmax_case(t, in, Layout::dense, 5, 1000, true));
+      rows.push_back(layer_norm_case(t, in, Layout::dense, 5, 1000, false));
+      rows.push_back(layer_norm_case(t, in, Layout::dense, 5, 1000, true));
+      for (const char* kind : {"Sum", "Mean", "Max", "Min", "SumSquare"})
+        if (in == Layout::dense || std::string(kind) == "Sum" || std::string(kind) == "Max")
+          rows.push_back(reduce_case(t, in, 7, 1000, kind));
+      window.push_back(pool_case(t, in, true, 2, 8, 33, 35, 3, 2, 1));
+      window.push_back(pool_case(t, in, false, 2, 8, 33, 35, 3, 2, 1));
+      window.push_back(depthwise_case(t, in, 2, 8, 33, 35, 3, 1, 1));
+      window.push_back(upsample_case(t, in, Layout::dense, 2, 3, 17, 19, 2));
+      conv.push_back(conv_case(t, in, 2, 16, 19, 21, 24, 3, 1, 1));
+    }
+    // Stores through mappings.
+    for (Layout out : {Layout::transposed, Layout::concat, Layout::concat_last}) {
+      copy.push_back(copy_case(t, Layout::dense, out, {3, 37, 200}));
+      gemm.push_back(gemm_case(t, Layout::dense, out, 2, 130, 136, 72));
+      gemv.push_back(gemv_case(t, Layout::dense, out, 1, 4, 1000, 1536));
+      rows.push_back(softmax_case(t, Layout::dense, out, 5, 1000, false));
+      window.push_back(upsample_case(t, Layout::dense, out, 2, 3, 17, 19, 2));
+    }
+    attention.push_back(attention_case(t, Layout::dense, 1, 8, 4096, 64, 8, 4096, 30.0f));
+  }
+  return {{"copy", copy}, {"gemm", gemm},     {"gemv", gemv}, {"attention", attention},
+          {"rows", rows}, {"window", window}, {"conv", conv}};
+}
+
+// Large dense cases, timed: the paper's workloads' shapes where they have them.
+std::vector<Case> timed_cases() {
+  const DType bf = DType::bf16, h = DType::f16, f = DType::f32;
+  const Layout d = Layout::dense;
+  std::vector<Case> v = {
+      copy_case(h, d, d, {64, 1024, 1024}),
+      copy_case(f, d, d, {64, 1024, 1024}),
+      gemm_case(bf, d, d, 1, 4096, 4096, 4096),
+      gemm_case(h, d, d, 1, 4096, 4096, 4096),
+      gemm_case(f, d, d, 1, 4096, 4096, 4096),
+      gemm_case(bf, d, d, 1, 512, 14336, 4096),
+      gemv_case(bf, d, d, 1, 1, 14336, 4096),
+      gemv_case(bf, d, d, 1, 1, 4096, 14336),
+      gemv_case(bf, d, d, 1, 16, 14336, 4096),
+      gemv_case(f, d, d, 1, 1, 4096, 4096),
+      attention_case(bf, d, 1, 32, 4096, 128, 4, -1, 0.0f),
+      attention_case(bf, d, 16, 32, 4096, 128, 4, -1, 0.0f),
+      softmax_case(f, d, d, 4096, 32000, false),
+      layer_norm_case(h, d, d, 8192, 4096, false),
+      layer_norm_case(bf, d, d, 8192, 4096, true),
+      reduce_case(f, d, 8192, 8192, "Sum"),
+      pool_case(h, d, true, 16, 128, 160, 160, 3, 2, 1),
+      depthwise_case(h, d, 16, 256, 80, 80, 3, 1, 1),
+      conv_case(h, d, 16, 128, 160, 160, 128, 3, 1, 1),
+      conv_case(f, d, 1, 128, 160, 160, 128, 3, 1, 1),
+      upsample_case(h, d, d, 16, 128, 80, 80, 2),
+  };
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;
+    v[i].group = "timed" + std::to_string(i) + "_" + v[i].group;
+  }
+  return v;
+}
+
+} // namespace vtc::cuda_test

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,8 @@ public:
   const Options& options() const;
 
 private:
+  Session(std::unique_ptr<Graph> graph, Program program, std::optional<TranslationUnit> unit,
+          Options options);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

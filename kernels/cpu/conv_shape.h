@@ -5,16 +5,10 @@
 
 #include <cstdint>
 
+#include "../common/window_shapes.h"
+
 namespace vtc::kernels {
 
-struct Conv2dShape {
-  int64_t n = 1, c_in = 1, h = 1, w = 1;   // input [n, c_in, h, w]
-  int64_t c_out = 1, h_out = 1, w_out = 1; // output [n, c_out, h_out, w_out]
-  int64_t kh = 1, kw = 1;                  // weight [c_out, c_in / groups, kh, kw]
-  int64_t groups = 1;
-  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
-  int64_t pad_top = 0, pad_left = 0;
-};
 
 // Does the implicit GEMM run over padded planes (conv.h, PaddedPlaneConvProblem)? A filter
 // wider than 1x1 (a 1x1 filter at stride 1 needs no staging), on planes of at least 256

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "../common/window_shapes.h"
 #include "parallel.h"
 #include "reduce.h"
 #include "simd.h"
@@ -24,13 +25,6 @@
 
 namespace vtc::kernels {
 
-struct Pool2dShape {
-  int64_t n = 1, c = 1, h = 1, w = 1; // input [n, c, h, w]
-  int64_t h_out = 1, w_out = 1;       // output [n, c, h_out, w_out]
-  int64_t kh = 1, kw = 1;
-  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
-  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-};
 
 enum class PoolKind { Max, Average };
 

@@ -12,27 +12,11 @@
 // Global pooling is reduce.h over a [n*c, h*w] view.
 #pragma once
 
+#include "../common/window_shapes.h"
 #include "common.h"
 
 namespace vtc::kernels {
 
-struct Pool2dShape {
-  int64_t n = 1, c = 1, h = 1, w = 1; // input [n, c, h, w]
-  int64_t h_out = 1, w_out = 1;       // output [n, c, h_out, w_out]
-  int64_t kh = 1, kw = 1;
-  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
-  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-};
-
-// The shape of a 2-D convolution, as the cpu target's Conv2dShape.
-struct Conv2dShape {
-  int64_t n = 1, c_in = 1, h = 1, w = 1;   // input [n, c_in, h, w]
-  int64_t c_out = 1, h_out = 1, w_out = 1; // output [n, c_out, h_out, w_out]
-  int64_t kh = 1, kw = 1;                  // weight [c_out, c_in / groups, kh, kw]
-  int64_t groups = 1;
-  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
-  int64_t pad_top = 0, pad_left = 0;
-};
 
 VTC_HD constexpr Launch per_output_launch(int64_t outputs) {
   return Launch{

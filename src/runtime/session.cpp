@@ -227,17 +227,16 @@ Session::Session(const std::string& model_path, Options options) : impl_(std::ma
 }
 
 Session::Session(std::unique_ptr<Graph> graph, Program program, Options options)
-    : impl_(std::make_unique<Impl>()) {
-  check_options(options);
-  VTC_CHECK(graph) << "a Session needs the graph its program was lowered from";
-  impl_->options = std::move(options);
-  impl_->graph = std::move(graph);
-  impl_->check_donated();
-  impl_->init_program(std::move(program), std::nullopt);
-}
+    : Session(std::move(graph), std::move(program), std::optional<TranslationUnit>(),
+              std::move(options)) {}
 
 Session::Session(std::unique_ptr<Graph> graph, Program program, TranslationUnit unit,
                  Options options)
+    : Session(std::move(graph), std::move(program), std::optional<TranslationUnit>(std::move(unit)),
+              std::move(options)) {}
+
+Session::Session(std::unique_ptr<Graph> graph, Program program,
+                 std::optional<TranslationUnit> unit, Options options)
     : impl_(std::make_unique<Impl>()) {
   check_options(options);
   VTC_CHECK(graph) << "a Session needs the graph its program was lowered from";

@@ -7,7 +7,7 @@
 #include <limits>
 #include <sstream>
 
-#include "kernels/cpu/scalar_types.h"
+#include "kernels/common/scalar_types.h"
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/conv.h"
 #include "kernels/cuda/elementwise.h"

@@ -10,7 +10,7 @@
 namespace vtc {
 
 // Whether node `n` has a copy kernel (a mapping for its read or write side); the others run
-// on the reference interpreter (a run-time pad value, a reducing scatter).
+// on the reference interpreter (a run-time pad value, a reducing scatter, an empty tensor).
 bool generates_copy(const Node& n);
 
 // The statements of the copy kernel of `n` (which generates_copy accepts).

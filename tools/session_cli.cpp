@@ -14,7 +14,8 @@ namespace vtc::cli {
 CLI::Option* add_target_option(CLI::App* cmd, TargetKind& target, const std::string& help) {
   const std::map<std::string, TargetKind> names{{"cpu", TargetKind::cpu}, {"ref", TargetKind::ref}};
   return cmd->add_option("--target", target, help)
-      ->transform(CLI::CheckedTransformer(names))
+      ->transform(CLI::CheckedTransformer(names).description(""))
+      ->type_name("cpu|ref")
       ->default_str(target_kind_name(target));
 }
 
@@ -24,7 +25,8 @@ CLI::Option* add_strategy_option(CLI::App* cmd, StrategyKind& strategy, const st
                                                   {"all-type-1", StrategyKind::type1},
                                                   {"greedy", StrategyKind::greedy}};
   return cmd->add_option("--strategy", strategy, help)
-      ->transform(CLI::CheckedTransformer(names))
+      ->transform(CLI::CheckedTransformer(names).description(""))
+      ->type_name("none|type1|greedy")
       ->default_str(strategy_kind_name(strategy));
 }
 
@@ -34,7 +36,8 @@ CLI::Option* add_library_option(CLI::App* cmd, LibraryMode& library) {
   return cmd
       ->add_option("--library", library,
                    "f32 matrix products on OpenBLAS: auto (where faster), never or always")
-      ->transform(CLI::CheckedTransformer(names))
+      ->transform(CLI::CheckedTransformer(names).description(""))
+      ->type_name("auto|never|always")
       ->default_str(library_mode_name(library));
 }
 

@@ -81,7 +81,16 @@ def run_all(args) -> dict:
                     f[: -len(".npy")]: npy_data_sha256(os.path.join(out_dir, f))
                     for f in sorted(os.listdir(out_dir)) if f.endswith(".npy")}
                 print(f"{key:45s} {strategy:6s} {took:6.1f} s", file=sys.stderr, flush=True)
+            if args.out:  # after every model, so an interrupted run keeps what it did
+                write_json(args.out, results)
     return results
+
+
+def write_json(path: str, results: dict) -> None:
+    with open(path + ".tmp", "w") as f:
+        json.dump(results, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
 
 
 def agree(by_strategy: dict) -> bool:
@@ -134,10 +143,6 @@ def main(argv: list[str]) -> int:
         if missing:
             parser.error("running vtc needs --" + ", --".join(m.replace("_", "-") for m in missing))
         results = run_all(args)
-        if args.out:
-            with open(args.out, "w") as f:
-                json.dump(results, f, indent=1, sort_keys=True)
-                f.write("\n")
     if args.compare:
         with open(args.compare) as f:
             return compare(results, json.load(f), args.only)

@@ -71,8 +71,9 @@ int run(int argc, char** argv) {
   int64_t cache_len = mask.shape().back();
   int64_t start = cache_len / 2; // the first half of the cache holds an earlier context
   std::printf("model %s: target %s, strategy %s, cache %lld positions, arena %lld bytes\n",
-              model.c_str(), vtc::target_kind_name(options.target), vtc::strategy_kind_name(options.strategy),
-              static_cast<long long>(cache_len), static_cast<long long>(session.peak_bytes()));
+              model.c_str(), vtc::target_kind_name(options.target),
+              vtc::strategy_kind_name(options.strategy), static_cast<long long>(cache_len),
+              static_cast<long long>(session.peak_bytes()));
 
   for (int step = 0; step < steps && start + step < cache_len; ++step) {
     int64_t p = start + step;

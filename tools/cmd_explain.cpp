@@ -8,7 +8,6 @@
 
 #include <fmt/core.h>
 
-#include "target/cpu_kernel_choice.h"
 #include "commands.h"
 #include "frontend/onnx_import.h"
 #include "jit/process.h"
@@ -16,6 +15,7 @@
 #include "runtime/lowering.h"
 #include "session_cli.h"
 #include "strategy/explain.h"
+#include "target/cpu_kernel_choice.h"
 #include "vtc/error.h"
 
 namespace vtc::cli {
@@ -43,7 +43,8 @@ int explain(const ExplainArgs& args) {
   AnalyticCostModel model;
   Strategy s = choose_for_target(g, plan, args.options, model);
   fmt::print("{}", explain_text(s));
-  fmt::print("kernels (library {}):\n{}", library_mode_name(args.options.library), kernel_impl_text(plan.kg));
+  fmt::print("kernels (library {}):\n{}", library_mode_name(args.options.library),
+             kernel_impl_text(plan.kg));
   if (args.dot.empty() && args.svg.empty()) return 0;
   std::string dot = points_to_dot(s);
   std::string dot_path = args.dot;

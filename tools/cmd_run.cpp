@@ -35,8 +35,8 @@ int run(const RunArgs& args) {
     ProgramCounts c = count_steps(session);
     fmt::print("run: target cpu, strategy {}: {} steps ({} copies, {} on the interpreter), "
                "arena {} bytes; prepared in {:.2f} s, ran in {:.3f} ms\n",
-               strategy_kind_name(args.options.strategy), c.steps, c.copies, c.interpreted, session.peak_bytes(),
-               prepare_s, run_ms);
+               strategy_kind_name(args.options.strategy), c.steps, c.copies, c.interpreted,
+               session.peak_bytes(), prepare_s, run_ms);
   }
   if (!args.output_dir.empty()) {
     std::error_code ec;

@@ -31,8 +31,9 @@ CLI::Option* add_strategy_option(CLI::App* cmd, StrategyKind& strategy, const st
 }
 
 CLI::Option* add_library_option(CLI::App* cmd, LibraryMode& library) {
-  const std::map<std::string, LibraryMode> names{
-      {"auto", LibraryMode::automatic}, {"never", LibraryMode::never}, {"always", LibraryMode::always}};
+  const std::map<std::string, LibraryMode> names{{"auto", LibraryMode::automatic},
+                                                 {"never", LibraryMode::never},
+                                                 {"always", LibraryMode::always}};
   return cmd
       ->add_option("--library", library,
                    "f32 matrix products on OpenBLAS: auto (where faster), never or always")
@@ -43,7 +44,8 @@ CLI::Option* add_library_option(CLI::App* cmd, LibraryMode& library) {
 
 void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
   if (strategy)
-    add_strategy_option(cmd, options.strategy, "which tensors become virtual: none, type1 or greedy");
+    add_strategy_option(cmd, options.strategy,
+                        "which tensors become virtual: none, type1 or greedy");
   add_library_option(cmd, options.library);
   cmd->add_option("--cache-dir", options.cache_dir,
                   "where compiled models are cached (default: $XDG_CACHE_HOME/vtc)");

@@ -9,7 +9,6 @@
 
 namespace vtc::kernels {
 
-
 // Does the implicit GEMM run over padded planes (conv.h, PaddedPlaneConvProblem)? A filter
 // wider than 1x1 (a 1x1 filter at stride 1 needs no staging), on planes of at least 256
 // positions wide enough that the columns computed and dropped at the row pitch of the padded

@@ -25,7 +25,6 @@
 
 namespace vtc::kernels {
 
-
 enum class PoolKind { Max, Average };
 
 namespace detail {

@@ -17,7 +17,6 @@
 
 namespace vtc::kernels {
 
-
 VTC_HD constexpr Launch per_output_launch(int64_t outputs) {
   return Launch{
       {unsigned(clamp64(cdiv(outputs, 256), 1, kMaxGridStrideBlocks)), 1, 1}, {256, 1, 1}, 0};

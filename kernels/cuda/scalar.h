@@ -12,8 +12,6 @@ namespace vtc::kernels {
 template <class A, class B> inline constexpr bool same_v = false;
 template <class A> inline constexpr bool same_v<A, A> = true;
 
-
-
 // 0: not a 16-bit float; 1: IEEE half; 2: bfloat16.
 template <class T> inline constexpr int float16_kind = 0;
 template <> inline constexpr int float16_kind<half> = 1;

@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "codegen/elementwise_expr.h"
-#include "mapping/flat_plane.h"
 #include "mapping/contiguity.h"
 #include "mapping/emit.h"
+#include "mapping/flat_plane.h"
 #include "mapping/rules.h"
 #include "vtc/error.h"
 
@@ -53,8 +53,8 @@ RunRead run_operand(const std::string& name, const ReadOperand& op, int rank, st
     pre += "      vtc::kernels::load_run(" + name + ", " + at + ", n, b_" + name + ");\n";
   } else {
     pre += "      for (int64_t j = 0; j < n; ++j)\n        b_" + name + "[j] = [&](Index<" +
-           std::to_string(rank) + "> i) { i[" + std::to_string(last) + "] += j; return " +
-           name + ".load(" + at + "); }(i);\n";
+           std::to_string(rank) + "> i) { i[" + std::to_string(last) + "] += j; return " + name +
+           ".load(" + at + "); }(i);\n";
   }
   return {"b_" + name + "[j]", false};
 }
@@ -71,8 +71,7 @@ struct Member {
 // the base where the piece's run of contiguous elements holds it; any other run goes element
 // by element through load(). Empty where a piece searches or reads a nested accessor.
 std::string run_load_of_pieces(const Mapping& m, const EmitNames& names,
-                               const std::map<const Base*, Member>& member,
-                               const std::string& q) {
+                               const std::map<const Base*, Member>& member, const std::string& q) {
   const int r = m.rank();
   if (r == 0) return "";
   for (const Piece& p : m.pieces)
@@ -101,8 +100,8 @@ std::string run_load_of_pieces(const Mapping& m, const EmitNames& names,
       const int64_t run = std::gcd(std::max<int64_t>(piece_contiguity(p).run, 1), extent);
       os << "        if (" << last << " / " << run << " == (" << last << " + n - 1) / " << run
          << ") {\n"
-         << "          const T* src = " << member.at(p.base).name << " + ("
-         << emit_offset(p, names) << ");\n"
+         << "          const T* src = " << member.at(p.base).name << " + (" << emit_offset(p, names)
+         << ");\n"
          << "          for (int64_t j = 0; j < n; ++j) dst[j] = to_compute(src[j]);\n"
          << "          return;\n        }\n";
     }
@@ -136,7 +135,8 @@ IndexTerms unflatten(int flat_dim, const Shape& dims) {
   IndexTerms xs(dims.size());
   int64_t stride = 1;
   for (size_t d = dims.size(); d-- > 0;) {
-    std::string q = stride == 1 ? flat.text : "(" + flat.text + " / " + std::to_string(stride) + ")";
+    std::string q =
+        stride == 1 ? flat.text : "(" + flat.text + " / " + std::to_string(stride) + ")";
     xs[d] = dims[d] == 1 ? IndexTerm::zero()
                          : IndexTerm{"(" + q + " % " + std::to_string(dims[d]) + ")", flat.dims};
     stride *= dims[d];
@@ -217,8 +217,7 @@ std::string AccessorEmitter::constant_ref(const Value* v) const {
   auto it = storage_.buffer_of.find(v);
   if (!v->constant || storage_.virtual_values.count(v) || it == storage_.buffer_of.end())
     return "ConstantRef{}";
-  return "ConstantRef{static_cast<ConstantPacks*>(packs), buf[" + std::to_string(it->second) +
-         "]}";
+  return "ConstantRef{static_cast<ConstantPacks*>(packs), buf[" + std::to_string(it->second) + "]}";
 }
 
 Acc AccessorEmitter::mapped(const Mapping& m, DType dtype) {
@@ -476,9 +475,8 @@ Acc AccessorEmitter::storing(const Value* first, const PostOp& post,
     add(op);
   auto apply_post = [&](const std::vector<std::string>& args) {
     return post.identity() ? std::string("v")
-                           : post.expr(std::vector<std::string>(args.begin(),
-                                                                args.begin() +
-                                                                    long(post.operands.size())));
+                           : post.expr(std::vector<std::string>(
+                                 args.begin(), args.begin() + long(post.operands.size())));
   };
   std::map<const Value*, std::string> local{{first, "x0"}};
   std::ostringstream body, run_body;

@@ -2,8 +2,8 @@
 // index space, over image planes flattened to one row when both sides keep them contiguous.
 #include "codegen/copy_kernel.h"
 
-#include "mapping/flat_plane.h"
 #include "codegen/kernel_call.h"
+#include "mapping/flat_plane.h"
 #include "mapping/rules.h"
 #include "vtc/error.h"
 
@@ -44,14 +44,18 @@ std::string copy_body(const Node& n, AccessorEmitter& g) {
         << n.describe() << ": no write mapping for the updates: " << w.reason;
     Acc o = g.stored(out), d = g.stored(data);
     auto bo = storage.buffer_of.find(out), bd = storage.buffer_of.find(data);
-    const std::string copy = KernelCall{"copy", {}, {o.init, shape_array(out->type.shape), d.init}}.render();
+    const std::string copy =
+        KernelCall{"copy", {}, {o.init, shape_array(out->type.shape), d.init}}.render();
     if (bo != storage.buffer_of.end() && bd != storage.buffer_of.end())
       s += "  if (buf[" + std::to_string(bo->second) + "] != buf[" + std::to_string(bd->second) +
            "])\n  " + copy;
     else
       s += copy;
     Acc target = g.mapped(*w.mappings[2], out->type.dtype);
-    s += KernelCall{"copy", {}, {target.init, shape_array(n.inputs[2]->type.shape), g.stored(n.inputs[2]).init}}.render();
+    s += KernelCall{"copy",
+                    {},
+                    {target.init, shape_array(n.inputs[2]->type.shape), g.stored(n.inputs[2]).init}}
+             .render();
     return s;
   }
   RuleResult r = read_side(n);
@@ -64,10 +68,15 @@ std::string copy_body(const Node& n, AccessorEmitter& g) {
     const size_t rank = shape.size();
     std::optional<Mapping> flat_in;
     if (rank >= 2 && shape[rank - 2] > 1 && g.flat_mapping(out))
-      flat_in = flatten_plane(*r.mappings[k], value_base(out), int64_t(dtype_size(out->type.dtype)));
+      flat_in =
+          flatten_plane(*r.mappings[k], value_base(out), int64_t(dtype_size(out->type.dtype)));
     if (flat_in) g.flat_plane = std::pair{shape[rank - 2], shape[rank - 1]};
     Acc in = g.mapped(flat_in ? *flat_in : *r.mappings[k], out->type.dtype);
-    s += KernelCall{"copy", {}, {g.stored(out).init, shape_array(flat_in ? flat_plane_shape(shape) : shape), in.init}}.render();
+    s += KernelCall{"copy",
+                    {},
+                    {g.stored(out).init, shape_array(flat_in ? flat_plane_shape(shape) : shape),
+                     in.init}}
+             .render();
     g.flat_plane.reset();
   }
   return s;

@@ -35,7 +35,8 @@ std::string CudaDialect::entry(const std::string& name, const std::string& body)
 std::string CudaDialect::copy_buffer(int to, int from, int64_t bytes) const {
   return "  {\n    const unsigned char* src = static_cast<const unsigned char*>(buf[" +
          std::to_string(from) + "]);\n    unsigned char* dst = static_cast<unsigned char*>(buf[" +
-         std::to_string(to) + "]);\n    for (long long k = blockIdx.x * blockDim.x + threadIdx.x; k < " +
+         std::to_string(to) +
+         "]);\n    for (long long k = blockIdx.x * blockDim.x + threadIdx.x; k < " +
          std::to_string(bytes) + "; k += gridDim.x * blockDim.x)\n      dst[k] = src[k];\n  }\n";
 }
 

@@ -4,10 +4,10 @@
 // their epilogue in one pass over the output.
 #include <algorithm>
 
-#include "mapping/flat_plane.h"
 #include "codegen/kernel_calls.h"
-#include "mapping/rules.h"
 #include "codegen/library_gemm.h"
+#include "mapping/flat_plane.h"
+#include "mapping/rules.h"
 #include "mapping/transposed_operand.h"
 #include "passes/fusion.h"
 #include "vtc/error.h"
@@ -47,8 +47,10 @@ std::vector<KernelCall> matmul(KernelContext& c, const Node& n) {
   const Value* b = n.inputs[1];
   std::optional<Mapping> bt;
   if (rb > 1 && !g.inside.count(b))
-    bt = transposed_operand(g.storage_mapping(b), value_base(b), int64_t(dtype_size(b->type.dtype)));
-  Acc B = bt ? g.view(g.mapped(*bt, b->type.dtype), 3, ib, true) : g.view(g.value(b), 3, ib, rb > 1);
+    bt =
+        transposed_operand(g.storage_mapping(b), value_base(b), int64_t(dtype_size(b->type.dtype)));
+  Acc B =
+      bt ? g.view(g.mapped(*bt, b->type.dtype), 3, ib, true) : g.view(g.value(b), 3, ib, rb > 1);
   Acc C = g.view(c.output(), 3, ic, rb > 1);
   return {{bt ? "gemm_bt" : "gemm",
            {},
@@ -79,16 +81,16 @@ std::vector<KernelCall> library_gemm(KernelContext& c, const Node& n) {
   AccessorEmitter& g = c.g;
   std::optional<LibraryGemm> form = library_gemm_form(c.kernel);
   VTC_CHECK(form) << n.describe() << ": no library form";
-  std::vector<KernelCall> calls{library_gemm_call(*form, g.buffer_address(form->a),
-                                                  g.buffer_address(form->b),
-                                                  g.buffer_address(form->out))};
+  std::vector<KernelCall> calls{library_gemm_call(
+      *form, g.buffer_address(form->a), g.buffer_address(form->b), g.buffer_address(form->out))};
   PostOp post = n.op == "Gemm" ? gemm_post(n, g) : PostOp{};
   std::vector<const Node*> chain = epilogue_chain(c.kernel);
   if (chain.empty() && post.identity()) return calls;
   VTC_CHECK((chain.empty() ? n.outputs[0] : chain.back()->outputs[0]) == form->out)
       << n.describe() << ": the epilogue does not end in the kernel's output";
   Acc epilogue = g.storing(n.outputs[0], post, chain);
-  calls.push_back({"copy", {}, {epilogue.init, shape_array(form->out->type.shape), g.stored(form->out).init}});
+  calls.push_back(
+      {"copy", {}, {epilogue.init, shape_array(form->out->type.shape), g.stored(form->out).init}});
   return calls;
 }
 

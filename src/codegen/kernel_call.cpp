@@ -7,8 +7,8 @@
 #include <set>
 
 #include "codegen/elementwise_expr.h"
-#include "mapping/flat_plane.h"
 #include "codegen/kernel_calls.h"
+#include "mapping/flat_plane.h"
 #include "mapping/rules.h"
 #include "passes/fusion.h"
 #include "vtc/error.h"
@@ -84,7 +84,8 @@ PostOp gemm_post(const Node& n, AccessorEmitter& g) {
     post.operands.push_back({g.value(n.inputs[2]), broadcast_index(n.inputs[2]->type.shape, 2)});
   post.expr = [alpha, beta, bias](const std::vector<std::string>& c) {
     std::string p = alpha == 1.0 ? "v" : "(v * " + std::to_string(alpha) + ")";
-    if (bias) p = "(" + p + " + " + (beta == 1.0 ? c[0] : std::to_string(beta) + " * " + c[0]) + ")";
+    if (bias)
+      p = "(" + p + " + " + (beta == 1.0 ? c[0] : std::to_string(beta) + " * " + c[0]) + ")";
     return p;
   };
   return post;
@@ -104,7 +105,8 @@ std::vector<KernelCall> elementwise_calls(KernelContext& c) {
       flat.emplace(c.g, shape[r - 2], shape[r - 1]);
     Acc in = c.g.computed(o);
     Acc out = c.g.stored(o);
-    calls.push_back({"copy", {}, {out.init, shape_array(flat ? flat_plane_shape(shape) : shape), in.init}});
+    calls.push_back(
+        {"copy", {}, {out.init, shape_array(flat ? flat_plane_shape(shape) : shape), in.init}});
   }
   return calls;
 }

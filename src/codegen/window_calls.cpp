@@ -2,9 +2,9 @@
 // chosen here, so the compiler instantiates only that one: depthwise, row, padded-plane or
 // implicit-GEMM), a convolution and the max pooling of its output in one kernel, 2-D max and
 // average pooling, and global pooling.
-#include "mapping/flat_plane.h"
 #include "codegen/kernel_calls.h"
 #include "kernels/cpu/conv_shape.h"
+#include "mapping/flat_plane.h"
 #include "passes/fusion.h"
 #include "vtc/error.h"
 
@@ -58,14 +58,25 @@ std::optional<PoolWindow> pool_window(const Node& n) {
   auto k = n.attr_ints("kernel_shape"), st = n.attr_ints("strides", {1, 1}),
        dil = n.attr_ints("dilations", {1, 1});
   if (k.size() != 2) return std::nullopt;
-  return PoolWindow{sx[0], sx[1], sx[2], sx[3], so[2],  so[3],  k[0],
-                    k[1],  st[0], st[1], dil[0], dil[1], window_pads(n, sx, so, k, st, dil)};
+  return PoolWindow{sx[0],
+                    sx[1],
+                    sx[2],
+                    sx[3],
+                    so[2],
+                    so[3],
+                    k[0],
+                    k[1],
+                    st[0],
+                    st[1],
+                    dil[0],
+                    dil[1],
+                    window_pads(n, sx, so, k, st, dil)};
 }
 
 std::string conv_shape_text(const kernels::Conv2dShape& cs) {
   std::string s = "Conv2dShape{";
-  const int64_t fields[] = {cs.n,  cs.c_in,  cs.h,        cs.w,        cs.c_out, cs.h_out,
-                            cs.w_out, cs.kh, cs.kw,       cs.groups,   cs.stride_h, cs.stride_w,
+  const int64_t fields[] = {cs.n,     cs.c_in,  cs.h,       cs.w,       cs.c_out,    cs.h_out,
+                            cs.w_out, cs.kh,    cs.kw,      cs.groups,  cs.stride_h, cs.stride_w,
                             cs.dil_h, cs.dil_w, cs.pad_top, cs.pad_left};
   for (size_t i = 0; i < std::size(fields); ++i)
     s += (i ? ", " : "") + std::to_string(fields[i]);
@@ -105,16 +116,17 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
     return {{"conv2d_max_pool",
              {},
              {g.stored(pool->outputs[0]).init, c.output(post, &rows_acc).init, rows,
-              g.value(n.inputs[0]).init, g.value(n.inputs[1]).init, conv_shape_text(cs),
-              pw->text(), g.constant_ref(n.inputs[1])}}};
+              g.value(n.inputs[0]).init, g.value(n.inputs[1]).init, conv_shape_text(cs), pw->text(),
+              g.constant_ref(n.inputs[1])}}};
   }
   Acc out = c.output(post);
   const std::string planes = std::to_string(ho * wo);
   const std::vector<std::string> kernel =
       sx[1] / groups == 1 && groups > 1 ? std::vector<std::string>{"ConvKernel::depthwise"}
       : kernels::conv_rows_fit(cs)      ? std::vector<std::string>{"ConvKernel::rows", planes}
-      : kernels::padded_plane_fits(cs) ? std::vector<std::string>{"ConvKernel::padded_plane", planes}
-                                       : std::vector<std::string>{"ConvKernel::implicit_gemm", planes};
+      : kernels::padded_plane_fits(cs)
+          ? std::vector<std::string>{"ConvKernel::padded_plane", planes}
+          : std::vector<std::string>{"ConvKernel::implicit_gemm", planes};
   return {{"conv2d",
            kernel,
            {out.init, g.value(n.inputs[0]).init, g.value(n.inputs[1]).init, conv_shape_text(cs),

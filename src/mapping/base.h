@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "vtc/tensor.h"
 #include "mapping/interval.h"
+#include "vtc/tensor.h"
 
 namespace vtc {
 

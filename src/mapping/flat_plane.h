@@ -7,8 +7,8 @@
 
 #include <optional>
 
-#include "vtc/tensor.h"
 #include "mapping/mapping.h"
+#include "vtc/tensor.h"
 
 namespace vtc {
 

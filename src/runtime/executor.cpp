@@ -1,10 +1,10 @@
 // Host execution of a Program (see executor.h).
 #include "runtime/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <map>
 
 #ifdef _OPENMP

@@ -60,8 +60,8 @@ private:
   const Program& program_;
   int threads_ = 0;
   MemoryPlan plan_;
-  std::unique_ptr<LoadedUnit> loaded_;   // null when no step has generated code
-  std::vector<bool> generated_;          // per step: launched from loaded_
+  std::unique_ptr<LoadedUnit> loaded_;               // null when no step has generated code
+  std::vector<bool> generated_;                      // per step: launched from loaded_
   std::vector<std::unique_ptr<Fallback>> fallbacks_; // per step; null for generated steps
   std::byte* arena_ = nullptr;
   std::vector<void*> pointers_; // per buffer: its address during a run

@@ -70,9 +70,9 @@ Program lower_strategy(const Graph& g, const KernelGraph& kg, const Strategy& st
 Program lower_for_target(const Graph& g, const Options& options) {
   KernelPlan plan = plan_kernels(g, options);
   Strategy strategy = choose_for_target(g, plan, options, AnalyticCostModel());
-  VTC_CHECK(strategy.tables().empty())
-      << "strategy " << strategy_kind_name(options.strategy) << " needs inverse index tables, which the cpu "
-      << "target does not materialise yet";
+  VTC_CHECK(strategy.tables().empty()) << "strategy " << strategy_kind_name(options.strategy)
+                                       << " needs inverse index tables, which the cpu "
+                                       << "target does not materialise yet";
   return lower_strategy(g, plan.kg, strategy, options);
 }
 

@@ -12,8 +12,8 @@
 #include <omp.h>
 #endif
 
-#include "frontend/onnx_import.h"
 #include "codegen/translation_unit.h"
+#include "frontend/onnx_import.h"
 #include "lower/program.h"
 #include "passes/canonicalize.h"
 #include "ref/interpreter.h"
@@ -235,8 +235,8 @@ Session::Session(std::unique_ptr<Graph> graph, Program program, TranslationUnit 
     : Session(std::move(graph), std::move(program), std::optional<TranslationUnit>(std::move(unit)),
               std::move(options)) {}
 
-Session::Session(std::unique_ptr<Graph> graph, Program program,
-                 std::optional<TranslationUnit> unit, Options options)
+Session::Session(std::unique_ptr<Graph> graph, Program program, std::optional<TranslationUnit> unit,
+                 Options options)
     : impl_(std::make_unique<Impl>()) {
   check_options(options);
   VTC_CHECK(graph) << "a Session needs the graph its program was lowered from";

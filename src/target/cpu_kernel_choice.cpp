@@ -4,8 +4,8 @@
 #include <fmt/core.h>
 
 #include "codegen/kernel_call.h"
-#include "target/cpu_gemm_rule.h"
 #include "codegen/library_gemm.h"
+#include "target/cpu_gemm_rule.h"
 #include "vtc/error.h"
 
 namespace vtc {

@@ -16,7 +16,6 @@
 #include "vtc/options.h"
 namespace vtc {
 
-
 // Whether vtc was built where OpenBLAS is installed (the generated code then links it).
 bool openblas_available();
 

@@ -4,12 +4,12 @@
 // output), the modes never / always / auto, and the explain lines.
 #include <gtest/gtest.h>
 
-#include "target/cpu_gemm_rule.h"
-#include "target/cpu_kernel_choice.h"
 #include "codegen/library_gemm.h"
 #include "frontend/onnx_import.h"
 #include "model_builder.h"
 #include "passes/fusion.h"
+#include "target/cpu_gemm_rule.h"
+#include "target/cpu_kernel_choice.h"
 
 namespace vtc {
 namespace {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "vtc/tensor.h"
 #include "onnx/onnx_pb.h"
+#include "vtc/tensor.h"
 
 namespace vtc::testing {
 

@@ -30,7 +30,8 @@ protected:
   void SetUp() override {
     RuntimeTest::SetUp();
     AddReluMul m;
-    session_ = std::make_unique<Session>(std::move(m.graph), std::move(m.program), std::move(m.unit), options());
+    session_ = std::make_unique<Session>(std::move(m.graph), std::move(m.program),
+                                         std::move(m.unit), options());
     a_ = random_tensor({DType::f32, {4, 8}}, 1);
     b_ = random_tensor({DType::f32, {4, 8}}, 2);
   }
@@ -82,8 +83,9 @@ TEST_F(RuntimeTest, BadOptionsAreNamed) {
   EXPECT_FALSE(parse_target_kind("tpu"));
   EXPECT_FALSE(parse_strategy_kind("random"));
   AddReluMul m;
-  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options({"kv"})),
-               "donated input 'kv' is not a graph input (inputs: a, b)");
+  EXPECT_ERROR(
+      Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options({"kv"})),
+      "donated input 'kv' is not a graph input (inputs: a, b)");
 }
 
 TEST_F(RuntimeTest, MissingModelFileIsNamed) {
@@ -127,14 +129,15 @@ TEST_F(RuntimeTest, StepWithoutCodeIsRefused) {
 TEST_F(RuntimeTest, MissingEntryPointIsNamed) {
   AddReluMul m;
   m.unit.entries[2] = "step_absent";
-  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options()), "step_absent");
+  EXPECT_ERROR(Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options()),
+               "step_absent");
 }
 
 TEST_F(RuntimeTest, CompileErrorsNameTheSource) {
   AddReluMul m;
   m.unit.source += "this is not C++;\n";
-  std::string message =
-      error_of([&] { Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options()); });
+  std::string message = error_of(
+      [&] { Session(std::move(m.graph), std::move(m.program), std::move(m.unit), options()); });
   EXPECT_NE(message.find("compiling generated C++"), std::string::npos) << message;
   EXPECT_NE(message.find("this is not C++;"), std::string::npos) << message;
 }

@@ -5,9 +5,9 @@
 // the reference interpreter's values. Elsewhere the same checks hold with two steps.
 #include <fstream>
 
-#include "target/cpu_conv_pool_rule.h"
 #include "model_builder.h"
 #include "runtime_test_util.h"
+#include "target/cpu_conv_pool_rule.h"
 
 namespace vtc {
 namespace {

@@ -6,7 +6,6 @@
 // program names the library in its steps and links it.
 #include <fstream>
 
-#include "target/cpu_kernel_choice.h"
 #include "frontend/onnx_import.h"
 #include "model_builder.h"
 #include "passes/canonicalize.h"
@@ -16,6 +15,7 @@
 #include "runtime/lowering.h"
 #include "runtime_test_util.h"
 #include "strategy/strategy.h"
+#include "target/cpu_kernel_choice.h"
 
 namespace vtc {
 namespace {

@@ -12,8 +12,9 @@
 namespace vtc {
 
 enum class TargetKind {
-  cpu, // C++ generated per model, compiled by the system compiler into a shared object
-  ref, // the reference interpreter: the oracle every compiled target is checked against
+  cpu,  // C++ generated per model, compiled by the system compiler into a shared object
+  ref,  // the reference interpreter: the oracle every compiled target is checked against
+  cuda, // CUDA C++ generated per model, compiled by NVRTC, run on an NVIDIA GPU
 };
 
 enum class StrategyKind {
@@ -34,12 +35,15 @@ inline const char* target_kind_name(TargetKind t) {
     return "cpu";
   case TargetKind::ref:
     return "ref";
+  case TargetKind::cuda:
+    return "cuda";
   }
   return "?";
 }
 inline std::optional<TargetKind> parse_target_kind(std::string_view s) {
   if (s == "cpu") return TargetKind::cpu;
   if (s == "ref") return TargetKind::ref;
+  if (s == "cuda") return TargetKind::cuda;
   return std::nullopt;
 }
 
@@ -91,6 +95,9 @@ struct Options {
   // f32 matrix products on a library (OpenBLAS on cpu) instead of vtc's template; their
   // operands then stay physical.
   LibraryMode library = LibraryMode::automatic;
+  // cuda: time every step with CUDA events, launching steps one by one, instead of replaying
+  // the program as CUDA graphs (Session::last_step_times; cpu always times its steps).
+  bool time_steps = false;
 };
 
 } // namespace vtc

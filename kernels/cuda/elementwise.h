@@ -33,6 +33,11 @@ template <int R> VTC_HD constexpr Launch map_launch(const MapShape<R>& s) {
 template <int R> VTC_HD constexpr Launch copy_launch(const MapShape<R>& s) {
   return map_launch(s);
 }
+// copy_bytes: 256 threads, a 16-byte word (or a byte) per thread and step.
+VTC_HD constexpr Launch copy_bytes_launch(int64_t bytes) {
+  const int64_t blocks = clamp64(cdiv(bytes, 256 * 16), 1, kMaxGridStrideBlocks);
+  return Launch{{unsigned(blocks), 1, 1}, {256, 1, 1}, 0};
+}
 
 struct Identity {
   template <class V> VTC_HD V operator()(V v) const { return v; }
@@ -134,6 +139,26 @@ __device__ void map(Out out, MapShape<R> s, F f, In... in) {
 // The generic copy kernel: out[i] = in[i].
 template <class Out, class In, int R> __device__ void copy(Out out, In in, MapShape<R> s) {
   map(out, s, Identity{}, in);
+}
+
+// `bytes` bytes from `src` to `dst` (a constant into an output buffer): 16-byte words when
+// both addresses allow, else bytes. Launch: copy_bytes_launch.
+__device__ inline void copy_bytes(void* dst, const void* src, int64_t bytes) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  const int64_t first = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  if ((reinterpret_cast<unsigned long long>(d) | reinterpret_cast<unsigned long long>(s)) % 16 ==
+      0) {
+    const int64_t words = bytes / 16;
+    for (int64_t w = first; w < words; w += stride)
+      reinterpret_cast<uint4*>(d)[w] = reinterpret_cast<const uint4*>(s)[w];
+    for (int64_t b = words * 16 + first; b < bytes; b += stride)
+      d[b] = s[b];
+  } else {
+    for (int64_t b = first; b < bytes; b += stride)
+      d[b] = s[b];
+  }
 }
 
 } // namespace vtc::kernels

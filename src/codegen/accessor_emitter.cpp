@@ -186,6 +186,19 @@ std::optional<Mapping> AccessorEmitter::flat_mapping(const Value* v) const {
   return flatten_plane(storage_mapping(v), value_base(v), int64_t(dtype_size(v->type.dtype)));
 }
 
+IndexTerms AccessorEmitter::plane_operand_index(const Node& node, size_t k, int rank) const {
+  const Value* in = node.inputs[k];
+  const Shape& shape = in->type.shape;
+  const size_t r = shape.size();
+  // Over a flattened plane a value spanning it is read at [.., 0, j]: broadcasting by its
+  // shape would read a plane dimension of size 1 (a [h, 1] plane) at 0 instead of j.
+  if (flat_plane && !(node.op == "BatchNormalization" && k > 0) && r >= 2 &&
+      (shape[r - 2] == 1 || shape[r - 1] == 1) &&
+      plane_use(shape, flat_plane->first, flat_plane->second) == PlaneUse::spans)
+    return broadcast_index(flat_plane_shape(shape), rank);
+  return operand_index(node, k, rank);
+}
+
 Acc AccessorEmitter::stored(const Value* v) {
   if (flat_plane &&
       plane_use(v->type.shape, flat_plane->first, flat_plane->second) == PlaneUse::spans) {
@@ -374,7 +387,7 @@ Acc AccessorEmitter::computed(const Value* v) {
   for (size_t k = 0; k < p->inputs.size(); ++k) {
     const Value* in = p->inputs[k];
     if (!in) continue;
-    ReadOperand op{value(in), operand_index(*p, k, r)};
+    ReadOperand op{value(in), plane_operand_index(*p, k, r)};
     std::string name = "a" + std::to_string(ops.size());
     args.push_back(name + ".load(" + index_of(op.acc.rank, op.index) + ")");
     if (runs) {
@@ -494,7 +507,7 @@ Acc AccessorEmitter::storing(const Value* first, const PostOp& post,
         rargs.push_back(local[in]);
         continue;
       }
-      size_t at = add({value(in), operand_index(*n, k, r)});
+      size_t at = add({value(in), plane_operand_index(*n, k, r)});
       args.push_back(load_args[at]);
       rargs.push_back(run_args[at]);
     }

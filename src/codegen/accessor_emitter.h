@@ -114,7 +114,11 @@ public:
   // the value is a constant in a buffer of its own; a default ConstantRef otherwise.
   std::string constant_ref(const Value* v) const;
 
+  // operand_index(node, k, rank), over the flattened plane while one is set.
+  IndexTerms plane_operand_index(const Node& node, size_t k, int rank) const;
+
   const StorageMap& storage() const { return storage_; }
+  const Dialect& dialect() const { return dialect_; }
 
 private:
   std::string fresh(const char* prefix) { return prefix + std::to_string(counter_++); }

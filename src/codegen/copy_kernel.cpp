@@ -1,8 +1,10 @@
-// The generic copy kernel (see copy_kernel.h): `copy(out, shape, in)` over the output's
-// index space, over image planes flattened to one row when both sides keep them contiguous.
+// The generic copy kernel (see copy_kernel.h): `copy` over the output's index space (cpu:
+// copy(out, shape, in); cuda: copy(out, in, MapShape) with its launch), over image planes
+// flattened to one row when both sides keep them contiguous.
 #include "codegen/copy_kernel.h"
 
 #include "codegen/kernel_call.h"
+#include "kernels/cuda/elementwise.h"
 #include "mapping/flat_plane.h"
 #include "mapping/rules.h"
 #include "vtc/error.h"
@@ -31,9 +33,22 @@ bool generates_copy(const Node& n) {
   return read_side(n).ok();
 }
 
-std::string copy_body(const Node& n, AccessorEmitter& g) {
+KernelCall copy_call(const Dialect& dialect, const Acc& out, const Shape& shape, const Acc& in) {
+  if (dialect.library() == KernelLibrary::cpu)
+    return {"copy", {}, {out.init, shape_array(shape), in.init}};
+  std::string extents;
+  for (size_t d = 0; d < shape.size(); ++d)
+    extents += (d ? ", " : "") + std::to_string(shape[d]);
+  const std::string r = std::to_string(shape.size());
+  KernelCall call{"copy", {}, {out.init, in.init, "MapShape<" + r + ">{{" + extents + "}}"}};
+  call.launch = kernels::copy_launch(kernels::MapShape<1>{{shape_numel(shape)}});
+  return call;
+}
+
+std::vector<KernelCall> copy_calls(const Node& n, AccessorEmitter& g) {
   const StorageMap& storage = g.storage();
-  std::string s;
+  const Dialect& dialect = g.dialect();
+  std::vector<KernelCall> calls;
   if (is_scatter(n)) {
     VTC_CHECK(n.attr_string("reduction", "none") == "none")
         << n.describe() << ": reductions run on the reference interpreter";
@@ -44,19 +59,14 @@ std::string copy_body(const Node& n, AccessorEmitter& g) {
         << n.describe() << ": no write mapping for the updates: " << w.reason;
     Acc o = g.stored(out), d = g.stored(data);
     auto bo = storage.buffer_of.find(out), bd = storage.buffer_of.find(data);
-    const std::string copy =
-        KernelCall{"copy", {}, {o.init, shape_array(out->type.shape), d.init}}.render();
+    KernelCall copy = copy_call(dialect, o, out->type.shape, d);
     if (bo != storage.buffer_of.end() && bd != storage.buffer_of.end())
-      s += "  if (buf[" + std::to_string(bo->second) + "] != buf[" + std::to_string(bd->second) +
-           "])\n  " + copy;
-    else
-      s += copy;
+      copy.guard =
+          "buf[" + std::to_string(bo->second) + "] != buf[" + std::to_string(bd->second) + "]";
+    calls.push_back(std::move(copy));
     Acc target = g.mapped(*w.mappings[2], out->type.dtype);
-    s += KernelCall{"copy",
-                    {},
-                    {target.init, shape_array(n.inputs[2]->type.shape), g.stored(n.inputs[2]).init}}
-             .render();
-    return s;
+    calls.push_back(copy_call(dialect, target, n.inputs[2]->type.shape, g.stored(n.inputs[2])));
+    return calls;
   }
   RuleResult r = read_side(n);
   VTC_CHECK(r.ok()) << n.describe() << ": no read mapping: " << r.reason;
@@ -72,14 +82,11 @@ std::string copy_body(const Node& n, AccessorEmitter& g) {
           flatten_plane(*r.mappings[k], value_base(out), int64_t(dtype_size(out->type.dtype)));
     if (flat_in) g.flat_plane = std::pair{shape[rank - 2], shape[rank - 1]};
     Acc in = g.mapped(flat_in ? *flat_in : *r.mappings[k], out->type.dtype);
-    s += KernelCall{"copy",
-                    {},
-                    {g.stored(out).init, shape_array(flat_in ? flat_plane_shape(shape) : shape),
-                     in.init}}
-             .render();
+    calls.push_back(
+        copy_call(dialect, g.stored(out), flat_in ? flat_plane_shape(shape) : shape, in));
     g.flat_plane.reset();
   }
-  return s;
+  return calls;
 }
 
 } // namespace vtc

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/accessor_emitter.h"
+#include "codegen/kernel_call.h"
 
 namespace vtc {
 
@@ -13,7 +15,11 @@ namespace vtc {
 // on the reference interpreter (a run-time pad value, a reducing scatter, an empty tensor).
 bool generates_copy(const Node& n);
 
-// The statements of the copy kernel of `n` (which generates_copy accepts).
-std::string copy_body(const Node& n, AccessorEmitter& g);
+// out[i] = in[i] for every index i of `shape`, in the kernel library of `dialect`: the generic
+// copy, and the fused elementwise kernel when `in` computes its values.
+KernelCall copy_call(const Dialect& dialect, const Acc& out, const Shape& shape, const Acc& in);
+
+// The calls of the copy kernel of `n` (which generates_copy accepts).
+std::vector<KernelCall> copy_calls(const Node& n, AccessorEmitter& g);
 
 } // namespace vtc

@@ -9,12 +9,15 @@ namespace vtc {
 
 class CpuDialect final : public Dialect {
 public:
+  KernelLibrary library() const override { return KernelLibrary::cpu; }
   std::string preamble(const TranslationUnitFeatures& features) const override;
   std::string function_qualifier() const override { return ""; }
   bool run_forms() const override { return true; }
   int64_t transaction_bytes() const override;
-  std::string entry(const std::string& name, const std::string& body) const override;
-  std::string copy_buffer(int to, int from, int64_t bytes) const override;
+  bool entry_per_call() const override { return false; }
+  std::string entry(const std::string& name, const std::string& body,
+                    const KernelCall* call) const override;
+  KernelCall copy_buffer(int to, int from, int64_t bytes) const override;
 };
 
 } // namespace vtc

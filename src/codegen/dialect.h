@@ -1,8 +1,9 @@
 // A Dialect: what the generated translation unit looks like on one target — its preamble,
 // the qualifier of generated member functions, whether accessors get run forms (the cpu
-// kernels' vectorised runs), the signature of a step's entry point and the copy of a constant
-// into an output. Accessor emission and kernel calls are written once against it; the cpu
-// dialect is cpu_dialect.h, the cuda one implements the same interface.
+// kernels' vectorised runs), which kernel library the calls name, how a step becomes entry
+// points (one host function per step on cpu; one __global__ kernel per call, each with its
+// launch, on cuda) and the copy of a constant into an output. Accessor emission and kernel
+// calls are written once against it; cpu_dialect.h and cuda_dialect.h implement it.
 #pragma once
 
 #include <cstdint>
@@ -10,13 +11,20 @@
 
 namespace vtc {
 
+struct KernelCall;
+
 struct TranslationUnitFeatures {
   bool openblas = false; // a kernel calls OpenBLAS (blas.h)
 };
 
+// The kernel templates a dialect's calls instantiate: kernels/cpu or kernels/cuda. Their
+// signatures differ, so the kernel-call emitters spell each call for one of them.
+enum class KernelLibrary { cpu, cuda };
+
 class Dialect {
 public:
   virtual ~Dialect() = default;
+  virtual KernelLibrary library() const = 0;
   // The text every translation unit starts with (includes, helper functions).
   virtual std::string preamble(const TranslationUnitFeatures& features) const = 0;
   // The qualifier put before generated member functions ("" on cpu, "VTC_HD" where accessors
@@ -26,10 +34,15 @@ public:
   virtual bool run_forms() const = 0;
   // The memory transaction, in bytes, an accessor's contiguity is judged by.
   virtual int64_t transaction_bytes() const = 0;
-  // A step's entry point named `name` whose body is `body`.
-  virtual std::string entry(const std::string& name, const std::string& body) const = 0;
-  // A body copying `bytes` bytes from buffer `from` to buffer `to`.
-  virtual std::string copy_buffer(int to, int from, int64_t bytes) const = 0;
+  // Whether every call of a step is an entry point of its own, launched with the call's
+  // KernelCall::launch (a GPU kernel); else a step is one entry point running its calls.
+  virtual bool entry_per_call() const = 0;
+  // A step's entry point named `name` running `body` (entry_per_call() false), or the entry
+  // point of one call (entry_per_call() true; `body` is the call rendered).
+  virtual std::string entry(const std::string& name, const std::string& body,
+                            const KernelCall* call) const = 0;
+  // The call copying `bytes` bytes from buffer `from` to buffer `to`.
+  virtual KernelCall copy_buffer(int to, int from, int64_t bytes) const = 0;
 };
 
 } // namespace vtc

@@ -75,22 +75,22 @@ const std::map<std::string, Rule>& rules() {
       {"Sub",        [](const Node&, const Args& a) -> std::optional<std::string> { return bin(a, "-"); }},
       {"Mul",        [](const Node&, const Args& a) -> std::optional<std::string> { return bin(a, "*"); }},
       {"Div",        [](const Node&, const Args& a) -> std::optional<std::string> { return "vtc_div(" + a[0] + ", " + a[1] + ")"; }},
-      {"Pow",        [](const Node&, const Args& a) -> std::optional<std::string> { return "std::pow(" + a[0] + ", " + a[1] + ")"; }},
+      {"Pow",        [](const Node&, const Args& a) -> std::optional<std::string> { return "vtc_math::pow(" + a[0] + ", " + a[1] + ")"; }},
       {"Max",        [](const Node&, const Args& a) { return variadic(a, "vtc_max"); }},
       {"Min",        [](const Node&, const Args& a) { return variadic(a, "vtc_min"); }},
-      {"Sum",        [](const Node&, const Args& a) { return variadic(a, "std::plus<>{}"); }},
+      {"Sum",        [](const Node&, const Args& a) { return variadic(a, "vtc_math::plus<>{}"); }},
       {"Relu",       [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " > 0 ? " + a[0] + " : decltype(" + a[0] + ")(0))"; }},
       {"Sigmoid",    [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_sigmoid", a); }},
-      {"Tanh",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("std::tanh", a); }},
-      {"Erf",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("std::erf", a); }},
+      {"Tanh",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::tanh", a); }},
+      {"Erf",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::erf", a); }},
       {"Exp",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_exp", a); }},
-      {"Log",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("std::log", a); }},
-      {"Sqrt",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("std::sqrt", a); }},
-      {"Abs",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("std::abs", a); }},
-      {"Floor",      [](const Node&, const Args& a) -> std::optional<std::string> { return un("std::floor", a); }},
-      {"Ceil",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("std::ceil", a); }},
-      {"Sin",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("std::sin", a); }},
-      {"Cos",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("std::cos", a); }},
+      {"Log",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::log", a); }},
+      {"Sqrt",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::sqrt", a); }},
+      {"Abs",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::abs", a); }},
+      {"Floor",      [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::floor", a); }},
+      {"Ceil",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::ceil", a); }},
+      {"Sin",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::sin", a); }},
+      {"Cos",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::cos", a); }},
       {"Neg",        [](const Node&, const Args& a) -> std::optional<std::string> { return "(-" + a[0] + ")"; }},
       {"Reciprocal", [](const Node&, const Args& a) -> std::optional<std::string> { return "(1 / " + a[0] + ")"; }},
       {"Not",        [](const Node&, const Args& a) -> std::optional<std::string> { return "(!" + a[0] + ")"; }},
@@ -102,7 +102,7 @@ const std::map<std::string, Rule>& rules() {
       {"And",        [](const Node&, const Args& a) -> std::optional<std::string> { return bin(a, "&&"); }},
       {"Or",         [](const Node&, const Args& a) -> std::optional<std::string> { return bin(a, "||"); }},
       {"Where",      [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " ? " + a[1] + " : " + a[2] + ")"; }},
-      {"Softplus",   [](const Node&, const Args& a) -> std::optional<std::string> { return "std::log(1 + std::exp(" + a[0] + "))"; }},
+      {"Softplus",   [](const Node&, const Args& a) -> std::optional<std::string> { return "vtc_math::log(1 + vtc_math::exp(" + a[0] + "))"; }},
       // x * sigmoid-like clamp: HardSwish(x) = x * max(0, min(1, x / 6 + 1 / 2))
       {"HardSwish",  [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " * vtc_max(decltype(" + a[0] + ")(0), vtc_min(decltype(" + a[0] + ")(1), " + a[0] + " / 6 + decltype(" + a[0] + ")(0.5))))"; }},
       // HardSigmoid(x) = max(0, min(1, alpha * x + beta))
@@ -113,8 +113,8 @@ const std::map<std::string, Rule>& rules() {
       // Gelu(x) = x/2 (1 + erf(x / sqrt 2)), or with tanh(sqrt(2/pi) (x + 0.044715 x^3))
       {"Gelu",       [](const Node& n, const Args& a) -> std::optional<std::string> {
          if (n.attr_string("approximate", "none") == "tanh")
-           return "(0.5f * " + a[0] + " * (1 + std::tanh(0.7978845608028654f * (" + a[0] + " + 0.044715f * " + a[0] + " * " + a[0] + " * " + a[0] + "))))";
-         return "(0.5f * " + a[0] + " * (1 + std::erf(" + a[0] + " * 0.7071067811865476f)))"; }},
+           return "(0.5f * " + a[0] + " * (1 + vtc_math::tanh(0.7978845608028654f * (" + a[0] + " + 0.044715f * " + a[0] + " * " + a[0] + " * " + a[0] + "))))";
+         return "(0.5f * " + a[0] + " * (1 + vtc_math::erf(" + a[0] + " * 0.7071067811865476f)))"; }},
       // Clip(x, lo, hi) with constant bounds (inputs, or opset < 11 attributes)
       {"Clip",       [](const Node& n, const Args& a) -> std::optional<std::string> {
          std::optional<double> lo = n.has_attr("min") ? std::optional<double>(n.attr_float("min", 0)) : constant_scalar(n, 1);
@@ -130,7 +130,7 @@ const std::map<std::string, Rule>& rules() {
          return "vtc_round<" + std::string(cpp_storage_type(*to)) + ">(" + a[0] + ")"; }},
       // BatchNormalization(x, scale, bias, mean, var) = (x - mean) / sqrt(var + eps) * scale + bias
       {"BatchNormalization", [](const Node& n, const Args& a) -> std::optional<std::string> {
-         return "((" + a[0] + " - " + a[3] + ") / std::sqrt(" + a[4] + " + " + num(n.attr_float("epsilon", 1e-5f)) + ") * " + a[1] + " + " + a[2] + ")"; }},
+         return "((" + a[0] + " - " + a[3] + ") / vtc_math::sqrt(" + a[4] + " + " + num(n.attr_float("epsilon", 1e-5f)) + ") * " + a[1] + " + " + a[2] + ")"; }},
       // clang-format on
   };
   return table;

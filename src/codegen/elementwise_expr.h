@@ -1,7 +1,8 @@
 // C++ expressions for the elementwise ops a fused kernel computes in its prologues and
 // epilogues, over operand expressions already converted to compute values (float, double
 // for f64, int64 for integers and bool). The helpers they call are in the dialect's
-// preamble (cpu_dialect.cpp), which every generated translation unit starts with.
+// preamble, which every generated translation unit starts with; math functions are named
+// vtc_math::f, which is namespace std on cpu and kernels/cuda/math.h on cuda.
 #pragma once
 
 #include <optional>

@@ -6,6 +6,8 @@
 
 #include "codegen/kernel_calls.h"
 #include "codegen/library_gemm.h"
+#include "kernels/cuda/gemm.h"
+#include "kernels/cuda/gemv.h"
 #include "mapping/flat_plane.h"
 #include "mapping/rules.h"
 #include "mapping/transposed_operand.h"
@@ -15,6 +17,40 @@
 namespace vtc {
 
 namespace {
+
+bool on_cuda(const AccessorEmitter& g) {
+  return g.dialect().library() == KernelLibrary::cuda;
+}
+
+// C = A . B on cuda: gemv (split-K) for decode-sized M, else the tensor-core GEMM for two f16
+// or two bf16 operands and the f32 one otherwise. The choice is the shape's and dtypes', so
+// every strategy gets the same kernel.
+KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DType tb, int64_t batch,
+                        int64_t M, int64_t N, int64_t K) {
+  auto list = [](std::initializer_list<int64_t> xs) {
+    std::string s;
+    for (int64_t x : xs)
+      s += (s.empty() ? "" : ", ") + std::to_string(x);
+    return s;
+  };
+  if (M <= 16) {
+    const kernels::GemvShape gs = kernels::make_gemv_shape(batch, M, N, K);
+    const std::string shape = "GemvShape{" + list({gs.batch, gs.m, gs.n, gs.k, gs.k_chunk}) + "}";
+    KernelCall call{"gemv",
+                    {std::to_string(M)},
+                    {C.init, A.init, B.init, "gemv_workspace(ws, " + shape + ")", shape}};
+    call.launch = kernels::gemv_launch(gs);
+    call.workspace_bytes = kernels::gemv_workspace_bytes(gs);
+    return call;
+  }
+  const kernels::GemmShape gs{batch, M, N, K};
+  const bool tc = ta == tb && (ta == DType::f16 || ta == DType::bf16);
+  KernelCall call{tc ? "gemm_tc" : "gemm_f32",
+                  {},
+                  {C.init, A.init, B.init, "GemmShape{" + list({batch, M, N, K}) + "}"}};
+  call.launch = tc ? kernels::gemm_tc_launch(gs) : kernels::gemm_f32_launch(gs);
+  return call;
+}
 
 std::vector<KernelCall> matmul(KernelContext& c, const Node& n) {
   AccessorEmitter& g = c.g;
@@ -46,12 +82,14 @@ std::vector<KernelCall> matmul(KernelContext& c, const Node& n) {
   // B is read through its transpose (transposed_operand.h).
   const Value* b = n.inputs[1];
   std::optional<Mapping> bt;
-  if (rb > 1 && !g.inside.count(b))
+  if (rb > 1 && !g.inside.count(b) && !on_cuda(g))
     bt =
         transposed_operand(g.storage_mapping(b), value_base(b), int64_t(dtype_size(b->type.dtype)));
   Acc B =
       bt ? g.view(g.mapped(*bt, b->type.dtype), 3, ib, true) : g.view(g.value(b), 3, ib, rb > 1);
   Acc C = g.view(c.output(), 3, ic, rb > 1);
+  if (on_cuda(g))
+    return {cuda_product(C, A, B, n.inputs[0]->type.dtype, b->type.dtype, batch, M, N, K)};
   return {{bt ? "gemm_bt" : "gemm",
            {},
            {C.init, A.init, B.init, std::to_string(batch), std::to_string(M), std::to_string(N),
@@ -69,6 +107,8 @@ std::vector<KernelCall> gemm(KernelContext& c, const Node& n) {
   Acc A = g.view(g.value(n.inputs[0]), 3, ta ? IndexTerms{i2, i1} : IndexTerms{i1, i2}, !ta);
   Acc B = g.view(g.value(n.inputs[1]), 3, tb ? IndexTerms{i2, i1} : IndexTerms{i1, i2}, !tb);
   Acc C = g.view(c.output(post), 3, {i1, i2}, true);
+  if (on_cuda(g))
+    return {cuda_product(C, A, B, n.inputs[0]->type.dtype, n.inputs[1]->type.dtype, 1, M, N, K)};
   return {{"gemm",
            {},
            {C.init, A.init, B.init, "1", std::to_string(M), std::to_string(N), std::to_string(K)}}};

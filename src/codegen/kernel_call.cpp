@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <set>
 
+#include "codegen/copy_kernel.h"
 #include "codegen/elementwise_expr.h"
 #include "codegen/kernel_calls.h"
+#include "kernels/cuda/resize.h"
 #include "mapping/flat_plane.h"
 #include "mapping/rules.h"
 #include "passes/fusion.h"
@@ -27,6 +29,7 @@ std::string KernelCall::render() const {
   for (size_t i = 0; i < args.size(); ++i)
     call += (i ? ", " : "") + args[i];
   call += ");\n";
+  if (!guard.empty()) call = "if (" + guard + ")\n    " + call;
   if (locals.empty() && !block) return "  " + call;
   std::string block = "  {\n";
   for (const std::string& l : locals)
@@ -105,8 +108,7 @@ std::vector<KernelCall> elementwise_calls(KernelContext& c) {
       flat.emplace(c.g, shape[r - 2], shape[r - 1]);
     Acc in = c.g.computed(o);
     Acc out = c.g.stored(o);
-    calls.push_back(
-        {"copy", {}, {out.init, shape_array(flat ? flat_plane_shape(shape) : shape), in.init}});
+    calls.push_back(copy_call(c.g.dialect(), out, flat ? flat_plane_shape(shape) : shape, in));
   }
   return calls;
 }
@@ -138,6 +140,22 @@ std::vector<KernelCall> resize_calls(KernelContext& c) {
   const Node& n = *c.kernel.anchor;
   std::optional<Shape> factor = nearest_factors(n);
   VTC_CHECK(factor) << n.describe() << ": not a nearest upsampling by whole factors";
+  const Shape& so = n.outputs[0]->type.shape;
+  if (c.g.dialect().library() == KernelLibrary::cuda) {
+    std::string ext, fac;
+    for (size_t d = 0; d < so.size(); ++d) {
+      ext += (d ? ", " : "") + std::to_string(so[d]);
+      fac += (d ? ", " : "") + std::to_string((*factor)[d]);
+    }
+    const std::string r = std::to_string(so.size());
+    KernelCall call{"upsample_nearest",
+                    {},
+                    {c.output().init, c.g.value(n.inputs[0]).init,
+                     "UpsampleShape<" + r + ">{{" + ext + "}, {" + fac + "}}"}};
+    kernels::UpsampleShape<1> flat{{shape_numel(so)}, {1}};
+    call.launch = kernels::upsample_nearest_launch(flat);
+    return {call};
+  }
   return {{"upsample_nearest",
            {},
            {c.output().init, c.g.value(n.inputs[0]).init, shape_array(n.outputs[0]->type.shape),
@@ -178,7 +196,7 @@ bool generates_kernel(const Kernel& k) {
   return false;
 }
 
-std::string kernel_body(const Kernel& k, AccessorEmitter& g) {
+std::vector<KernelCall> kernel_calls(const Kernel& k, AccessorEmitter& g) {
   VTC_CHECK(generates_kernel(k)) << k.name << ": no kernel template takes it";
   KernelContext c(k, g);
   std::vector<KernelCall> calls;
@@ -206,10 +224,7 @@ std::string kernel_body(const Kernel& k, AccessorEmitter& g) {
       break;
     }
   }
-  std::string body;
-  for (const KernelCall& call : calls)
-    body += call.render();
-  return body;
+  return calls;
 }
 
 } // namespace vtc

@@ -4,11 +4,13 @@
 // before any code is generated, so a strategy knows which operands must stay physical.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "codegen/accessor_emitter.h"
+#include "kernels/cuda/common.h"
 #include "passes/kernel_graph.h"
 
 namespace vtc {
@@ -26,6 +28,13 @@ struct KernelCall {
   // Declarations the arguments name (static offset tables); the call then sits in a block.
   std::vector<std::string> locals;
   bool block = false; // in a block of its own even without locals
+  // A condition over `buf` the call runs under; empty: always.
+  std::string guard;
+  // Where the call is a GPU kernel of its own (Dialect::entry_per_call): its grid, block and
+  // dynamic shared memory (the kernel's *_launch of its shape), and the bytes of zeroed
+  // workspace it is given as `ws` (split-K partial sums and counters; 0: none).
+  std::optional<kernels::Launch> launch;
+  int64_t workspace_bytes = 0;
 
   std::string render() const;
 };
@@ -35,7 +44,7 @@ struct KernelCall {
 bool generates_kernel(const Kernel& k);
 
 // The calls that compute kernel `k` (which generates_kernel accepts), their accessors emitted
-// through `g`, rendered as the statements of the step's body.
-std::string kernel_body(const Kernel& k, AccessorEmitter& g);
+// through `g`, spelled for the kernel library of g's dialect.
+std::vector<KernelCall> kernel_calls(const Kernel& k, AccessorEmitter& g);
 
 } // namespace vtc

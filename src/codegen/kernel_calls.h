@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/kernel_call.h"
+#include "kernels/cuda/reduce.h"
 
 namespace vtc {
 
@@ -43,7 +44,11 @@ public:
 // Gemm's alpha and beta * C applied to the product (C read at the output's broadcast index).
 PostOp gemm_post(const Node& gemm, AccessorEmitter& g);
 
-// Per kind: whether the templates take the kernel, and its calls.
+// "RowsShape{rows, d, eps}" (the cuda row kernels' shape; eps exactly).
+std::string rows_shape_text(const kernels::RowsShape& s);
+
+// Per kind: whether the templates take the kernel, and its calls (spelled for the kernel
+// library of the emitter's dialect).
 bool gemm_supported(const Kernel& k);
 std::vector<KernelCall> gemm_calls(KernelContext& c);
 bool window_supported(const Kernel& k); // Conv, MaxPool, AveragePool, global pooling

@@ -10,7 +10,16 @@
 
 namespace vtc {
 
+std::string rows_shape_text(const kernels::RowsShape& s) {
+  return "RowsShape{" + std::to_string(s.rows) + ", " + std::to_string(s.d) + ", float(" +
+         literal(double(s.eps)) + ")}";
+}
+
 namespace {
+
+bool on_cuda(const KernelContext& c) {
+  return c.g.dialect().library() == KernelLibrary::cuda;
+}
 
 // A rank-2 view [rows, d] of `shape`: `d` over the dims in `inner` (in order), rows over the
 // others (in order); the index terms of the original for (i[0], i[1]).
@@ -78,9 +87,14 @@ std::vector<KernelCall> softmax(KernelContext& c, const Node& n) {
   IndexTerms xs = rows_view(s, {axis});
   Acc X = c.g.view(c.g.value(n.inputs[0]), 2, xs, axis == r - 1);
   Acc Y = c.g.view(c.output(), 2, xs, axis == r - 1);
-  return {{n.op == "Softmax" ? "softmax" : "log_softmax",
-           {},
-           {Y.init, X.init, std::to_string(rows), std::to_string(d)}}};
+  const char* f = n.op == "Softmax" ? "softmax" : "log_softmax";
+  if (on_cuda(c)) {
+    const kernels::RowsShape rs{rows, d, 0.0f};
+    KernelCall call{f, {}, {Y.init, X.init, rows_shape_text(rs)}};
+    call.launch = kernels::rows_launch(rs);
+    return {call};
+  }
+  return {{f, {}, {Y.init, X.init, std::to_string(rows), std::to_string(d)}}};
 }
 
 std::vector<KernelCall> layer_norm(KernelContext& c, const Node& n) {
@@ -105,6 +119,16 @@ std::vector<KernelCall> layer_norm(KernelContext& c, const Node& n) {
                                                   : ji[size_t(k + int(ji.size()) - pr)]);
     return g.view(g.value(p), 1, idx, true);
   };
+  if (on_cuda(c)) {
+    const kernels::RowsShape rs{rows, d, n.attr_float("epsilon", 1e-5f)};
+    KernelCall call{"layer_norm",
+                    {},
+                    {Y.init, X.init, param(n.inputs[1]).init,
+                     n.input(2) ? param(n.inputs[2]).init : std::string("NoOperand{}"),
+                     rows_shape_text(rs)}};
+    call.launch = kernels::rows_launch(rs);
+    return {call};
+  }
   KernelCall call{"layer_norm",
                   {},
                   {Y.init, X.init, std::to_string(rows), std::to_string(d),
@@ -139,6 +163,12 @@ std::vector<KernelCall> reduce(KernelContext& c, const Node& n) {
     }
   }
   Acc Y = c.g.view(c.output(), 1, oi, false);
+  if (on_cuda(c)) {
+    const kernels::RowsShape rs{outer, reduced, 0.0f};
+    KernelCall call{"reduce", {"ReduceKind::" + kind}, {Y.init, X.init, rows_shape_text(rs)}};
+    call.launch = kernels::reduce_launch(rs);
+    return {call};
+  }
   return {{"reduce",
            {"ReduceKind::" + kind},
            {Y.init, X.init, std::to_string(outer), std::to_string(reduced)}}};

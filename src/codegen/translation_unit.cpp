@@ -14,24 +14,26 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
   TranslationUnitFeatures features;
   std::string defs, bodies;
   int counter = 0;
+  tu.launches.resize(p.steps.size());
   for (size_t s = 0; s < p.steps.size(); ++s) {
     const StepInfo& step = p.steps[s];
-    std::string body;
+    std::vector<KernelCall> calls;
     switch (step.kind) {
     case StepKind::kernel: {
       AccessorEmitter g(p.storage, dialect, defs, counter);
-      body = kernel_body(*step.kernel, g);
+      calls = kernel_calls(*step.kernel, g);
       features.openblas |= step.kernel->impl == KernelImpl::openblas_sgemm;
       break;
     }
     case StepKind::copy: {
       AccessorEmitter g(p.storage, dialect, defs, counter);
-      body = copy_body(*step.node, g);
+      calls = copy_calls(*step.node, g);
       break;
     }
     case StepKind::constant_output:
-      body = dialect.copy_buffer(step.writes.at(0), step.reads.at(0),
-                                 int64_t(p.buffers[size_t(step.writes[0])].type.nbytes()));
+      calls.push_back(
+          dialect.copy_buffer(step.writes.at(0), step.reads.at(0),
+                              int64_t(p.buffers[size_t(step.writes[0])].type.nbytes())));
       break;
     case StepKind::interpreter:
       break;
@@ -41,10 +43,27 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
       continue;
     }
     tu.entries.push_back("vtc_step_" + std::to_string(s));
-    bodies += dialect.entry(tu.entries.back(), body);
+    if (!dialect.entry_per_call()) {
+      std::string body;
+      for (const KernelCall& call : calls)
+        body += call.render();
+      bodies += dialect.entry(tu.entries.back(), body, nullptr);
+      continue;
+    }
+    for (size_t c = 0; c < calls.size(); ++c) {
+      const KernelCall& call = calls[c];
+      VTC_CHECK(call.launch) << "step " << s << " '" << step.name << "': call " << call.function
+                             << " has no launch";
+      DeviceLaunch launch{tu.entries.back() + "_" + std::to_string(c), *call.launch,
+                          call.workspace_bytes};
+      tu.entry_texts.push_back(dialect.entry(launch.entry, call.render(), &call));
+      bodies += tu.entry_texts.back();
+      tu.launches[s].push_back(std::move(launch));
+    }
   }
   if (features.openblas) tu.libraries.push_back("openblas");
-  tu.source = dialect.preamble(features) + "\nnamespace {\n" + defs + "} // namespace\n\n" + bodies;
+  tu.header = dialect.preamble(features) + "\nnamespace {\n" + defs + "} // namespace\n\n";
+  tu.source = tu.header + bodies;
   return tu;
 }
 

@@ -1,9 +1,12 @@
 // Kernel calls of window ops over [n, c, h, w] planes: 2-D convolution (with its kernel
-// chosen here, so the compiler instantiates only that one: depthwise, row, padded-plane or
-// implicit-GEMM), a convolution and the max pooling of its output in one kernel, 2-D max and
-// average pooling, and global pooling.
+// chosen here, so the compiler instantiates only that one: on cpu depthwise, row,
+// padded-plane or implicit-GEMM; on cuda depthwise or an implicit GEMM, on the tensor cores
+// for 16-bit floats), a convolution and the max pooling of its output in one kernel (cpu),
+// 2-D max and average pooling, and global pooling (on cuda a row reduction).
 #include "codegen/kernel_calls.h"
 #include "kernels/cpu/conv_shape.h"
+#include "kernels/cuda/conv.h"
+#include "kernels/cuda/pool.h"
 #include "mapping/flat_plane.h"
 #include "passes/fusion.h"
 #include "vtc/error.h"
@@ -39,6 +42,11 @@ std::array<int64_t, 4> window_pads(const Node& n, const Shape& in, const Shape& 
 struct PoolWindow {
   int64_t n, c, h, w, h_out, w_out, kh, kw, stride_h, stride_w, dil_h, dil_w;
   std::array<int64_t, 4> pads;
+
+  kernels::Pool2dShape shape() const {
+    return {n,        c,        h,     w,     h_out,   w_out,   kh,      kw,
+            stride_h, stride_w, dil_h, dil_w, pads[0], pads[1], pads[2], pads[3]};
+  }
 
   std::string text() const {
     return "Pool2dShape{" + std::to_string(n) + ", " + std::to_string(c) + ", " +
@@ -83,6 +91,35 @@ std::string conv_shape_text(const kernels::Conv2dShape& cs) {
   return s + "}";
 }
 
+bool tensor_core_pair(DType a, DType b) {
+  return a == b && (a == DType::f16 || a == DType::bf16);
+}
+
+// A convolution on cuda: depthwise, or the implicit GEMM over the weights as [c_out, K].
+std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels::Conv2dShape& cs,
+                                  const PostOp& post) {
+  AccessorEmitter& g = c.g;
+  Acc out = c.output(post);
+  Acc x = g.value(n.inputs[0]);
+  const Value* w = n.inputs[1];
+  if (cs.c_in / cs.groups == 1 && cs.groups > 1) {
+    KernelCall call{
+        "depthwise_conv2d", {}, {out.init, x.init, g.value(w).init, conv_shape_text(cs)}};
+    call.launch = kernels::depthwise_conv2d_launch(cs);
+    return {call};
+  }
+  IndexTerms wi{IndexTerm::dim(0)};
+  for (const IndexTerm& t : unflatten(1, {cs.c_in / cs.groups, cs.kh, cs.kw}))
+    wi.push_back(t);
+  // A constant's dense rows keep their contiguity across the flattened (ci, r, s).
+  Acc w2 = g.view(g.value(w), 2, wi, w->constant.has_value() && !g.inside.count(w));
+  const bool tc = tensor_core_pair(n.inputs[0]->type.dtype, w->type.dtype);
+  KernelCall call{
+      tc ? "conv2d_tc" : "conv2d_f32", {}, {out.init, x.init, w2.init, conv_shape_text(cs)}};
+  call.launch = tc ? kernels::conv2d_tc_launch(cs) : kernels::conv2d_f32_launch(cs);
+  return {call};
+}
+
 std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   AccessorEmitter& g = c.g;
   const Shape& sx = n.inputs[0]->type.shape;
@@ -119,6 +156,7 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
               g.value(n.inputs[0]).init, g.value(n.inputs[1]).init, conv_shape_text(cs), pw->text(),
               g.constant_ref(n.inputs[1])}}};
   }
+  if (g.dialect().library() == KernelLibrary::cuda) return cuda_conv(c, n, cs, post);
   Acc out = c.output(post);
   const std::string planes = std::to_string(ho * wo);
   const std::vector<std::string> kernel =
@@ -137,13 +175,40 @@ std::vector<KernelCall> pool(KernelContext& c, const Node& n) {
   const std::optional<PoolWindow> pw = pool_window(n);
   VTC_CHECK(pw) << n.describe() << ": not a 2-D window without ceil mode";
   std::string in = c.g.value(n.inputs[0]).init, out = c.output().init;
-  if (n.op == "MaxPool") return {{"max_pool2d", {}, {out, in, pw->text()}}};
-  return {{"avg_pool2d",
-           {},
-           {out, in, pw->text(), n.attr_int("count_include_pad", 0) ? "true" : "false"}}};
+  std::vector<KernelCall> calls;
+  if (n.op == "MaxPool")
+    calls = {{"max_pool2d", {}, {out, in, pw->text()}}};
+  else
+    calls = {{"avg_pool2d",
+              {},
+              {out, in, pw->text(), n.attr_int("count_include_pad", 0) ? "true" : "false"}}};
+  if (c.g.dialect().library() == KernelLibrary::cuda)
+    calls[0].launch = kernels::pool2d_launch(pw->shape());
+  return calls;
+}
+
+// Global pooling on cuda: reduce<Mean / Max> over the view [n * c, h * w] into [n * c].
+std::vector<KernelCall> cuda_global_pool(KernelContext& c, const Node& n) {
+  AccessorEmitter& g = c.g;
+  const Shape& sx = n.inputs[0]->type.shape;
+  IndexTerms xi = unflatten(0, {sx[0], sx[1]});
+  for (const IndexTerm& t : unflatten(1, {sx[2], sx[3]}))
+    xi.push_back(t);
+  Acc x = g.view(g.value(n.inputs[0]), 2, xi, false);
+  IndexTerms yi = unflatten(0, {sx[0], sx[1]});
+  yi.push_back(IndexTerm::zero());
+  yi.push_back(IndexTerm::zero());
+  Acc y = g.view(c.output(), 1, yi, false);
+  const kernels::RowsShape rs{sx[0] * sx[1], sx[2] * sx[3], 0.0f};
+  KernelCall call{"reduce",
+                  {n.op == "GlobalAveragePool" ? "ReduceKind::Mean" : "ReduceKind::Max"},
+                  {y.init, x.init, rows_shape_text(rs)}};
+  call.launch = kernels::reduce_launch(rs);
+  return {call};
 }
 
 std::vector<KernelCall> global_pool(KernelContext& c, const Node& n) {
+  if (c.g.dialect().library() == KernelLibrary::cuda) return cuda_global_pool(c, n);
   const Shape& sx = n.inputs[0]->type.shape;
   return {{n.op == "GlobalAveragePool" ? "global_avg_pool2d" : "global_max_pool2d",
            {},

@@ -3,12 +3,18 @@
 // after warm-up, peak (arena) memory, the copy steps each strategy leaves, and where the
 // greedy program spends its time. Progress goes to stderr; the last line on stdout is
 //   bench: none X ms, greedy Y ms, onnxruntime Z ms, peak none A MB, greedy B MB
+// On --target cuda the inputs and outputs live in device memory (uploaded once, as a
+// framework's tensors would be), each run replays the program's CUDA graphs and waits for
+// them, the breakdown comes from one more run with every step timed by CUDA events, and the
+// peer is left to the GPU benchmark (onnxruntime here runs on the CPU).
 #include <algorithm>
 #include <chrono>
 #include <fmt/core.h>
 #include <memory>
 
 #include "commands.h"
+#include "device/cuda_device.h"
+#include "device/cuda_objects.h"
 #include "lower/program.h"
 #include "onnxruntime_peer.h"
 #include "session_cli.h"
@@ -20,7 +26,7 @@ namespace {
 
 struct BenchArgs {
   std::string model;
-  std::string target = "cpu";
+  TargetKind target = TargetKind::cpu;
   int repeat = 20;
   int warmup = 3;
   int top = 10;
@@ -47,24 +53,36 @@ std::string megabytes(int64_t bytes) {
 struct Measured {
   std::string strategy;
   std::unique_ptr<Session> session;
+  std::vector<device::DeviceBuffer> device_tensors; // cuda: the bound inputs and outputs
   double median_ms = 0, min_ms = 0;
   std::vector<double> step_ms; // median per step over the timed runs
 };
 
 // Times `repeat` runs after `warmup`; donated inputs are updated in place, as in decoding.
+// A view of `t`'s shape and dtype over a new device buffer of m's (holding t's bytes when
+// `upload`).
+TensorView device_view(Measured& m, const Tensor& t, bool upload) {
+  device::DeviceBuffer& d = m.device_tensors.emplace_back(std::max<size_t>(t.nbytes(), 1));
+  if (upload && t.nbytes()) d.upload(t.raw(), t.nbytes());
+  TensorView v = TensorView::of(const_cast<Tensor&>(t));
+  v.data = reinterpret_cast<void*>(uintptr_t(d.ptr()));
+  return v;
+}
+
 void measure(Measured& m, HostTensorMap inputs, const BenchArgs& args) {
   Session& s = *m.session;
+  const bool on_device = args.target == TargetKind::cuda;
   HostTensorMap outputs;
   ViewMap in, out;
   for (auto& [name, t] : inputs)
-    in.emplace(name, TensorView::of(t));
+    in.emplace(name, on_device ? device_view(m, t, true) : TensorView::of(t));
   for (const TensorSpec& spec : s.outputs()) {
     if (!spec.aliased_input.empty()) {
       out.emplace(spec.name, in.at(spec.aliased_input));
       continue;
     }
     Tensor& t = outputs.emplace(spec.name, Tensor(spec.type)).first->second;
-    out.emplace(spec.name, TensorView::of(t));
+    out.emplace(spec.name, on_device ? device_view(m, t, false) : TensorView::of(t));
   }
   for (int i = 0; i < args.warmup; ++i)
     s.run(in, out);
@@ -81,6 +99,24 @@ void measure(Measured& m, HostTensorMap inputs, const BenchArgs& args) {
   m.min_ms = *std::min_element(times.begin(), times.end());
   for (const auto& t : steps)
     m.step_ms.push_back(median(t));
+  if (on_device) {
+    // Graph replays time no step: one more session, every step timed by CUDA events.
+    Options o = s.options();
+    o.time_steps = true;
+    Session timed(args.model, o);
+    for (int i = 0; i < std::max(1, args.warmup); ++i)
+      timed.run(in, out);
+    for (size_t k = 0; k < steps.size(); ++k)
+      steps[k].clear();
+    for (int i = 0; i < args.repeat; ++i) {
+      timed.run(in, out);
+      for (size_t k = 0; k < steps.size(); ++k)
+        steps[k].push_back(timed.last_step_times()[k] * 1e3);
+    }
+    m.step_ms.clear();
+    for (const auto& t : steps)
+      m.step_ms.push_back(median(t));
+  }
 }
 
 void print_top_steps(const Measured& m, int top) {
@@ -106,15 +142,15 @@ void print_top_steps(const Measured& m, int top) {
 }
 
 int bench(const BenchArgs& args) {
-  VTC_CHECK(args.target == "cpu") << "vtc bench measures compiled code: --target cpu, not '"
-                                  << args.target << "'";
+  VTC_CHECK(args.target != TargetKind::ref)
+      << "vtc bench measures compiled code: --target cpu or cuda, not ref";
   VTC_CHECK(args.repeat >= 1 && args.warmup >= 0) << "--repeat must be >= 1 and --warmup >= 0 (got "
                                                   << args.repeat << ", " << args.warmup << ")";
   std::vector<Measured> runs;
   HostTensorMap inputs;
   for (const char* strategy : {"none", "type1", "greedy"}) {
     Options o = args.options;
-    o.target = TargetKind::cpu;
+    o.target = args.target;
     o.strategy = *parse_strategy_kind(strategy);
     fmt::print(stderr, "bench: {}: lowering and compiling ...\n", strategy);
     auto start = std::chrono::steady_clock::now();
@@ -137,9 +173,14 @@ int bench(const BenchArgs& args) {
   }
 
   int threads = runs.front().session->threads();
-  fmt::print(stderr, "bench: onnxruntime: {} warm-up + {} timed runs on {} threads ...\n",
-             args.warmup, args.repeat, threads);
-  PeerRun ort = run_onnxruntime(args.model, inputs, threads, args.warmup, args.repeat, args.python);
+  if (args.target != TargetKind::cuda)
+    fmt::print(stderr, "bench: onnxruntime: {} warm-up + {} timed runs on {} threads ...\n",
+               args.warmup, args.repeat, threads);
+  PeerRun ort;
+  if (args.target == TargetKind::cuda)
+    ort.reason = "no peer on target cuda (onnxruntime here runs on the CPU)";
+  else
+    ort = run_onnxruntime(args.model, inputs, threads, args.warmup, args.repeat, args.python);
   if (ort.available)
     fmt::print(stderr, "bench: onnxruntime: median {:.3f} ms ({})\n", ort.median_ms, ort.how);
   else
@@ -171,7 +212,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "Time a model compiled with each strategy against onnxruntime, in one run");
   cmd->add_option("model", args->model, "ONNX model file")->required();
-  cmd->add_option("--target", args->target, "where to run: cpu")->capture_default_str();
+  add_target_option(cmd, args->target, "where to run: cpu or cuda");
   cmd->add_option("--repeat", args->repeat, "timed runs per strategy")->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "untimed runs first")->capture_default_str();
   cmd->add_option("--top", args->top, "steps to list in the time breakdown")->capture_default_str();

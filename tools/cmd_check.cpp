@@ -1,11 +1,13 @@
-// `vtc check MODEL`: runs the model compiled with every strategy (none, type1, greedy), on
-// the reference interpreter and on onnxruntime, all on the same inputs, and checks the
+// `vtc check MODEL`: runs the model compiled with every strategy (none, type1, greedy) on a
+// compiled target (--target cpu or cuda), on the reference interpreter and on onnxruntime, all
+// on the same inputs, and checks the
 // project's two correctness rules on whole models: the strategies agree bit for bit (only
 // loads and stores differ between them, never arithmetic), and the results are within the
 // stated tolerance (relative L2 per output: f32 1e-5, f16/bf16 1e-2) of the reference and of
 // onnxruntime. Ends with
 //   check: strategies bitwise-equal: yes|no; max rel err vs ref: E; vs onnxruntime: E2
 // and exits non-zero when a rule is broken.
+#include <chrono>
 #include <fmt/core.h>
 #include <memory>
 
@@ -21,6 +23,7 @@ namespace {
 
 struct CheckArgs {
   std::string model;
+  TargetKind target = TargetKind::cpu;
   std::vector<std::string> inputs;
   uint64_t seed = 0;
   std::string python = "python3";
@@ -50,6 +53,8 @@ double compare_all(const std::string& what, const HostTensorMap& actual,
 }
 
 int check(const CheckArgs& args) {
+  VTC_CHECK(args.target != TargetKind::ref)
+      << "vtc check compares a compiled target with the reference: --target cpu or cuda";
   Options ref_options = args.options;
   ref_options.target = TargetKind::ref;
   fmt::print(stderr, "check: reference interpreter ...\n");
@@ -61,13 +66,18 @@ int check(const CheckArgs& args) {
   int threads = 1;
   for (const char* strategy : {"none", "type1", "greedy"}) {
     Options o = args.options;
-    o.target = TargetKind::cpu;
+    o.target = args.target;
     o.strategy = *parse_strategy_kind(strategy);
     fmt::print(stderr, "check: {}: lowering, compiling, running ...\n", strategy);
+    const auto start = std::chrono::steady_clock::now();
     Session s(args.model, o);
+    const double ready =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ProgramCounts c = count_steps(s);
-    fmt::print("{}: {} steps, {} copies, {} on the interpreter, arena {} bytes\n", strategy,
-               c.steps, c.copies, c.interpreted, s.peak_bytes());
+    fmt::print("{} ({}): {} steps, {} copies, {} on the interpreter, arena {} bytes, ready in "
+               "{:.2f} s (compiler {:.2f} s)\n",
+               strategy, target_kind_name(args.target), c.steps, c.copies, c.interpreted,
+               s.peak_bytes(), ready, s.compile_seconds());
     threads = s.threads();
     results.emplace_back(strategy, s.run(inputs));
   }
@@ -119,6 +129,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--input,-i", args->inputs,
                   "NAME=FILE (.npy or .pb); inputs not given get seeded random values");
   cmd->add_option("--seed", args->seed, "seed for random inputs");
+  add_target_option(cmd, args->target, "the compiled target to check: cpu or cuda");
   cmd->add_option("--python", args->python, "python with onnxruntime, for the peer")
       ->capture_default_str();
   add_session_flags(cmd, args->options, false);

@@ -70,8 +70,9 @@ void classify_case(const std::string& bytes, const std::string& dir, CaseResult&
   }
 }
 
-// Runs the case on the cpu target under every strategy; the outputs of all strategies must be
-// bitwise identical (only loads and stores differ between them, never arithmetic).
+// Runs the case on a compiled target (cpu, cuda) under every strategy; the outputs of all
+// strategies must be bitwise identical (only loads and stores differ between them, never
+// arithmetic).
 TensorMap run_compiled(const std::string& bytes, const std::string& dir,
                        const std::vector<std::string>& names,
                        const std::vector<std::string>& in_files, const TensorMap& inputs,
@@ -82,7 +83,7 @@ TensorMap run_compiled(const std::string& bytes, const std::string& dir,
     auto g = std::make_unique<Graph>(import_freezing(bytes, dir, names, in_files));
     canonicalize(*g);
     Options o;
-    o.target = TargetKind::cpu;
+    o.target = *parse_target_kind(options.target);
     o.strategy = *parse_strategy_kind(strategy);
     o.cache_dir = options.cache_dir;
     Program p = lower_for_target(*g, o);
@@ -124,8 +125,8 @@ CaseResult run_conformance_case(const std::string& dir, const ConformanceOptions
   r.name = fs::path(dir).filename().string();
   r.op = "?";
   try {
-    VTC_CHECK(options.target == "ref" || options.target == "cpu")
-        << "unknown target '" << options.target << "' (ref, cpu)";
+    VTC_CHECK(parse_target_kind(options.target))
+        << "unknown target '" << options.target << "' (cpu, cuda, ref)";
     std::string bytes = read_model_bytes(dir + "/model.onnx");
     classify_case(bytes, dir, r);
     std::vector<std::string> names = onnx_graph_input_names(bytes, dir);

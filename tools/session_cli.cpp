@@ -12,10 +12,11 @@
 namespace vtc::cli {
 
 CLI::Option* add_target_option(CLI::App* cmd, TargetKind& target, const std::string& help) {
-  const std::map<std::string, TargetKind> names{{"cpu", TargetKind::cpu}, {"ref", TargetKind::ref}};
+  const std::map<std::string, TargetKind> names{
+      {"cpu", TargetKind::cpu}, {"ref", TargetKind::ref}, {"cuda", TargetKind::cuda}};
   return cmd->add_option("--target", target, help)
       ->transform(CLI::CheckedTransformer(names).description(""))
-      ->type_name("cpu|ref")
+      ->type_name("cpu|cuda|ref")
       ->default_str(target_kind_name(target));
 }
 

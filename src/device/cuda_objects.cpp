@@ -95,6 +95,26 @@ bool is_device_pointer(const void* p) {
   return r == CUDA_SUCCESS && type == CU_MEMORYTYPE_DEVICE;
 }
 
+void copy_to_host(void* dst, CUdeviceptr src, size_t bytes, CUstream stream,
+                  const std::string& what) {
+  if (bytes) check(cuda_driver().cuMemcpyDtoHAsync(dst, src, bytes, stream), what);
+}
+void copy_to_device(CUdeviceptr dst, const void* src, size_t bytes, CUstream stream,
+                    const std::string& what) {
+  if (bytes) check(cuda_driver().cuMemcpyHtoDAsync(dst, src, bytes, stream), what);
+}
+void copy_on_device(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream,
+                    const std::string& what) {
+  if (bytes) check(cuda_driver().cuMemcpyDtoDAsync(dst, src, bytes, stream), what);
+}
+
+void launch_kernel(CUfunction fn, const unsigned (&grid)[3], const unsigned (&block)[3],
+                   unsigned shared_bytes, CUstream stream, void** params, const std::string& what) {
+  check(cuda_driver().cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                     shared_bytes, stream, params, nullptr),
+        what);
+}
+
 // DeviceBuffer
 
 DeviceBuffer::DeviceBuffer(size_t bytes) {
@@ -324,6 +344,19 @@ void CudaGraph::reset() noexcept {
 #else // !VTC_HAS_CUDA_DRIVER: nothing can be made, so there is never anything to destroy.
 
 bool is_device_pointer(const void*) {
+  no_cuda_toolkit();
+}
+void copy_to_host(void*, CUdeviceptr, size_t, CUstream, const std::string&) {
+  no_cuda_toolkit();
+}
+void copy_to_device(CUdeviceptr, const void*, size_t, CUstream, const std::string&) {
+  no_cuda_toolkit();
+}
+void copy_on_device(CUdeviceptr, CUdeviceptr, size_t, CUstream, const std::string&) {
+  no_cuda_toolkit();
+}
+void launch_kernel(CUfunction, const unsigned (&)[3], const unsigned (&)[3], unsigned, CUstream,
+                   void**, const std::string&) {
   no_cuda_toolkit();
 }
 DeviceBuffer::DeviceBuffer(size_t) {

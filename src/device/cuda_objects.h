@@ -21,6 +21,20 @@ namespace vtc::device {
 // no driver.
 bool is_device_pointer(const void* p);
 
+// Copies of `bytes` bytes between raw addresses, queued on `stream`; `what` names the copy in
+// errors.
+void copy_to_host(void* dst, CUdeviceptr src, size_t bytes, CUstream stream,
+                  const std::string& what);
+void copy_to_device(CUdeviceptr dst, const void* src, size_t bytes, CUstream stream,
+                    const std::string& what);
+void copy_on_device(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream,
+                    const std::string& what);
+
+// Queues kernel `fn` on `stream`: grid and block sizes, dynamic shared memory, its parameters
+// (cuLaunchKernel's kernelParams). `what` names it in errors.
+void launch_kernel(CUfunction fn, const unsigned (&grid)[3], const unsigned (&block)[3],
+                   unsigned shared_bytes, CUstream stream, void** params, const std::string& what);
+
 // cuMemAlloc'd memory of size() bytes. A 0-byte buffer holds no allocation: ptr() is 0, and
 // copies of 0 bytes do nothing. The copies check their range against size().
 class DeviceBuffer {

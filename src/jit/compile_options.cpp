@@ -33,6 +33,11 @@ std::string default_cache_dir() {
   return (tmp / ("vtc-cache-" + std::to_string(getuid()))).string();
 }
 
+std::string default_source_dir(const std::string& built_from) {
+  std::string dir = env("VTC_SOURCE_DIR");
+  return dir.empty() ? built_from : dir;
+}
+
 std::vector<std::string> default_compile_flags() {
   // -ffp-contract=off: arithmetic stays exactly as written (kernels call std::fma where they
   // mean it), so the same kernel gives the same bits whatever accessors it is inlined with —

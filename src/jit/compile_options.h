@@ -14,6 +14,9 @@ std::string default_compiler();
 // $XDG_CACHE_HOME/vtc when $XDG_CACHE_HOME is an absolute path, else $HOME/.cache/vtc when
 // $HOME is set, else <system temp dir>/vtc-cache-<uid>.
 std::string default_cache_dir();
+// The vtc source tree whose kernels/ generated code includes: $VTC_SOURCE_DIR when set and
+// non-empty (a binary run away from the tree it was built from), else `built_from`.
+std::string default_source_dir(const std::string& built_from);
 // -O3 -march=native -ffp-contract=off -fopenmp -std=c++20 -shared -fPIC
 std::vector<std::string> default_compile_flags();
 

@@ -17,8 +17,8 @@
 #include "lower/program.h"
 #include "passes/canonicalize.h"
 #include "ref/interpreter.h"
-#include "runtime/executor.h"
 #include "runtime/lowering.h"
+#include "runtime/program_runner.h"
 #include "target/target.h"
 
 namespace vtc {
@@ -68,7 +68,7 @@ struct Session::Impl {
   std::unique_ptr<Graph> graph;
   std::unique_ptr<Program> program;
   std::unique_ptr<TranslationUnit> unit;
-  std::unique_ptr<Executor> executor;
+  std::unique_ptr<ProgramRunner> executor;
   std::vector<TensorSpec> inputs, outputs;
   std::vector<double> no_step_times;
   int64_t constant_bytes = 0;
@@ -113,7 +113,7 @@ void Session::Impl::init_program(Program p, std::optional<TranslationUnit> given
                                [](const std::string& e) { return !e.empty(); });
   jit::CompileOptions compile;
   if (generated) compile = target.compile_options(options);
-  executor = std::make_unique<Executor>(*program, *unit, target, compile, options.threads);
+  executor = make_runner(*program, *unit, target, compile, options);
 
   std::set<std::string> donated(options.donate.begin(), options.donate.end());
   for (int id : program->inputs) {
@@ -207,10 +207,10 @@ void Session::Impl::run_program(const ViewMap& in, const ViewMap& out) {
           << "'";
   }
   for (const auto& [i, from] : copy_in)
-    std::memcpy(in_ptr[i], from, in_bytes(i));
+    executor->copy_memory(in_ptr[i], from, in_bytes(i));
   executor->run(in_ptr, out_ptr);
   for (auto& [j, t] : scratch)
-    if (t.nbytes()) std::memcpy(out.at(outputs[j].name).data, t.raw(), t.nbytes());
+    executor->copy_memory(out.at(outputs[j].name).data, t.raw(), t.nbytes());
 }
 
 Session::Session(const std::string& model_path, Options options) : impl_(std::make_unique<Impl>()) {

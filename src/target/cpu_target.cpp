@@ -29,8 +29,8 @@ public:
       functions_.push_back(e.empty() ? nullptr : library_->symbol<StepFn>(e.c_str()));
   }
 
-  void launch(size_t step, void* const* buffers, void* packs) override {
-    functions_.at(step)(buffers, packs);
+  void launch(size_t step, const LaunchArgs& args) override {
+    functions_.at(step)(args.buffers, args.packs);
   }
 
 private:
@@ -68,7 +68,7 @@ int64_t CpuTarget::transaction_bytes() const {
 jit::CompileOptions CpuTarget::compile_options(const Options& o) const {
   jit::CompileOptions c;
   if (!o.cache_dir.empty()) c.cache_dir = o.cache_dir;
-  std::string root = o.source_dir.empty() ? std::string(VTC_SOURCE_DIR) : o.source_dir;
+  std::string root = o.source_dir.empty() ? jit::default_source_dir(VTC_SOURCE_DIR) : o.source_dir;
   std::filesystem::path kernels = std::filesystem::path(root) / "kernels" / "cpu";
   VTC_CHECK(std::filesystem::exists(kernels / "accessor.h"))
       << "kernel templates not found in " << kernels.string()

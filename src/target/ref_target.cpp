@@ -3,6 +3,7 @@
 
 #include "mapping/contiguity.h"
 #include "target/cpu_target.h"
+#include "target/cuda_target.h"
 #include "vtc/error.h"
 
 namespace vtc {
@@ -33,11 +34,14 @@ std::unique_ptr<LoadedUnit> RefTarget::load(const TranslationUnit&,
 const Target& target_for(TargetKind kind) {
   static const CpuTarget cpu;
   static const RefTarget ref;
+  static const CudaTarget cuda;
   switch (kind) {
   case TargetKind::cpu:
     return cpu;
   case TargetKind::ref:
     return ref;
+  case TargetKind::cuda:
+    return cuda;
   }
   VTC_FAIL() << "unknown target";
 }

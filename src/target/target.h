@@ -4,7 +4,7 @@
 // template over accessors, or a library on physical operands), what fusion may add, the
 // memory transaction contiguity is judged by, the dialect its translation units are written
 // in, and how a translation unit is compiled, loaded and launched. `ref` (the reference
-// interpreter) and `cpu` implement it.
+// interpreter), `cpu` and `cuda` implement it.
 #pragma once
 
 #include <cstdint>
@@ -22,13 +22,22 @@
 
 namespace vtc {
 
+// What a step's entry points run on.
+struct LaunchArgs {
+  // The table of every buffer's address: on cpu in host memory; on cuda the device address
+  // of a table, in device memory, of device addresses.
+  void* const* buffers = nullptr;
+  void* packs = nullptr;  // cpu: the executor's kernels::ConstantPacks
+  void* stream = nullptr; // cuda: the CUstream the step's kernels are queued on
+};
+
 // A translation unit compiled and loaded on a target: its entry points, ready to launch.
 class LoadedUnit {
 public:
   virtual ~LoadedUnit() = default;
-  // Runs step `step`'s entry point (TranslationUnit::entries[step], not empty) on the buffer
-  // table (the address of every buffer) and the program's constant packs.
-  virtual void launch(size_t step, void* const* buffers, void* packs) = 0;
+  // Runs step `step`'s entry points (TranslationUnit::entries[step], not empty): on cpu it
+  // returns when the step is done; on cuda its kernels are queued on args.stream.
+  virtual void launch(size_t step, const LaunchArgs& args) = 0;
   // The compiled object: cache key, paths, compile time (0 when it came from the cache).
   const jit::CompiledObject& object() const { return object_; }
 
@@ -58,7 +67,10 @@ public:
 
   // The dialect of its translation units; throws for a target that compiles nothing.
   virtual const Dialect& dialect() const = 0;
-  // How its translation units are compiled for `options` (cache, kernel headers, verbosity).
+  // Whether its buffers live in device memory (the program runs on DeviceExecutor).
+  virtual bool device_memory() const { return false; }
+  // How its translation units are compiled for `options` (cache, kernel headers, verbosity;
+  // a GPU target uses the cache, include directories and verbosity only).
   virtual jit::CompileOptions compile_options(const Options& options) const = 0;
   // Compiles (or finds in the cache) and loads `unit`.
   virtual std::unique_ptr<LoadedUnit> load(const TranslationUnit& unit,

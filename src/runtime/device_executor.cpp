@@ -1,0 +1,220 @@
+// Device execution of a Program (see device_executor.h).
+#include "runtime/device_executor.h"
+
+#include <cstring>
+#include <map>
+
+#include "device/cuda_device.h"
+#include "device/cuda_driver.h"
+#include "device/cuda_objects.h"
+#include "vtc/error.h"
+
+namespace vtc {
+
+namespace {
+
+// A run of consecutive steps: generated ones replayed as one graph, or one interpreter step.
+struct Segment {
+  size_t first = 0, end = 0;
+  bool generated = false;
+  device::CudaGraph graph;
+};
+
+CUdeviceptr address_of(const void* p) {
+  return CUdeviceptr(reinterpret_cast<uintptr_t>(p));
+}
+
+} // namespace
+
+struct DeviceExecutor::State {
+  // The device first: every member after it is made in its context.
+  const device::DeviceInfo* device = &device::cuda_device();
+  device::CudaStream stream;
+  device::DeviceBuffer arena;
+  device::DeviceBuffer empty; // the address of every empty buffer
+  std::map<int, device::DeviceBuffer> constants, staging;
+  std::vector<CUdeviceptr> table;          // per buffer: its device address during a run
+  std::vector<CUdeviceptr> uploaded_table; // what the device table holds
+  device::DeviceBuffer device_table;
+  std::vector<Segment> segments;
+  std::vector<device::CudaEvent> events; // step timing: one before each step and one at the end
+};
+
+DeviceExecutor::DeviceExecutor(const Program& program, const TranslationUnit& unit,
+                               const Target& target, const jit::CompileOptions& compile)
+    : ProgramRunner(program, unit, target, compile), state_(std::make_unique<State>()) {
+  State& st = *state_;
+  const size_t nbuf = program_.buffers.size();
+  std::map<const Value*, int> buffer_of;
+  for (size_t id = 0; id < nbuf; ++id)
+    if (program_.buffers[id].value) buffer_of.emplace(program_.buffers[id].value, int(id));
+  interpreted_.resize(program_.steps.size());
+  for (size_t s = 0; s < program_.steps.size(); ++s)
+    if (!generated_[s])
+      interpreted_[s] = std::make_unique<InterpreterStep>(program_, int(s), buffer_of);
+
+  st.empty = device::DeviceBuffer(256);
+  st.empty.zero();
+  if (plan_.peak_bytes > 0) {
+    st.arena = device::DeviceBuffer(size_t(plan_.peak_bytes));
+    st.arena.zero();
+  }
+  st.table.assign(nbuf, st.empty.ptr());
+  for (size_t id = 0; id < nbuf; ++id) {
+    const BufferInfo& b = program_.buffers[id];
+    const size_t bytes = b.type.nbytes();
+    if (bytes == 0) continue;
+    if (b.role == BufferRole::constant) {
+      device::DeviceBuffer& d =
+          st.constants.emplace(int(id), device::DeviceBuffer(bytes)).first->second;
+      d.upload(b.value->constant->raw(), bytes);
+      st.table[id] = d.ptr();
+    } else if (b.role == BufferRole::intermediate && plan_.sizes[id] > 0) {
+      st.table[id] = st.arena.ptr() + CUdeviceptr(plan_.offsets[id]);
+    } else if (b.role == BufferRole::input || (b.role == BufferRole::output && b.alias_of < 0)) {
+      st.staging.emplace(int(id), device::DeviceBuffer(bytes));
+    }
+  }
+  st.device_table = device::DeviceBuffer(std::max<size_t>(nbuf, 1) * sizeof(CUdeviceptr));
+
+  for (size_t s = 0; s < program_.steps.size(); ++s) {
+    if (generated_[s] && !st.segments.empty() && st.segments.back().generated &&
+        st.segments.back().end == s) {
+      st.segments.back().end = s + 1;
+      continue;
+    }
+    Segment seg;
+    seg.first = s;
+    seg.end = s + 1;
+    seg.generated = generated_[s];
+    st.segments.push_back(std::move(seg));
+  }
+}
+
+DeviceExecutor::~DeviceExecutor() = default;
+
+void DeviceExecutor::copy_memory(void* dst, const void* src, size_t bytes) const {
+  if (bytes == 0) return;
+  state_->device->make_current();
+  const bool to_device = device::is_device_pointer(dst);
+  const bool from_device = device::is_device_pointer(src);
+  CUstream stream = state_->stream.get();
+  if (!to_device && !from_device)
+    std::memcpy(dst, src, bytes);
+  else if (to_device && from_device)
+    device::copy_on_device(address_of(dst), address_of(src), bytes, stream, "copying a tensor");
+  else if (to_device)
+    device::copy_to_device(address_of(dst), src, bytes, stream, "copying a tensor to the device");
+  else
+    device::copy_to_host(dst, address_of(src), bytes, stream, "copying a tensor to the host");
+  state_->stream.synchronize();
+}
+
+void DeviceExecutor::run(const std::vector<void*>& inputs, const std::vector<void*>& outputs) {
+  check_bindings(inputs, outputs);
+  State& st = *state_;
+  st.device->make_current();
+  CUstream stream = st.stream.get();
+  auto bytes_of = [&](int id) { return program_.buffers[size_t(id)].type.nbytes(); };
+
+  // Inputs: device memory bound as it is, host memory copied into its staging buffer.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const int id = program_.inputs[i];
+    if (bytes_of(id) == 0) {
+      st.table[size_t(id)] = st.empty.ptr();
+    } else if (device::is_device_pointer(inputs[i])) {
+      st.table[size_t(id)] = address_of(inputs[i]);
+    } else {
+      device::DeviceBuffer& d = st.staging.at(id);
+      d.upload_async(inputs[i], bytes_of(id), stream);
+      st.table[size_t(id)] = d.ptr();
+    }
+  }
+  // Outputs the program stores directly; the rest (aliased outputs, outputs that are inputs
+  // or constants, a value listed twice) are copied out after the run.
+  std::vector<bool> direct(outputs.size(), false), on_device(outputs.size(), false);
+  std::vector<bool> seen(program_.buffers.size(), false);
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    const int id = program_.outputs[j];
+    const BufferInfo& b = program_.buffers[size_t(id)];
+    on_device[j] = outputs[j] && device::is_device_pointer(outputs[j]);
+    if (b.alias_of >= 0) {
+      st.table[size_t(id)] = st.table[size_t(b.alias_of)];
+    } else if (b.role == BufferRole::output && !seen[size_t(id)]) {
+      direct[j] = true;
+      if (bytes_of(id) == 0)
+        st.table[size_t(id)] = st.empty.ptr();
+      else
+        st.table[size_t(id)] = on_device[j] ? address_of(outputs[j]) : st.staging.at(id).ptr();
+    }
+    seen[size_t(id)] = true;
+  }
+  if (st.table != st.uploaded_table) {
+    st.device_table.upload_async(st.table.data(), st.table.size() * sizeof(CUdeviceptr), stream);
+    st.uploaded_table = st.table;
+  }
+
+  const LaunchArgs args{reinterpret_cast<void* const*>(st.device_table.ptr()), nullptr, stream};
+  if (step_timing_ && st.events.size() != program_.steps.size() + 1) {
+    st.events.clear();
+    for (size_t s = 0; s <= program_.steps.size(); ++s)
+      st.events.emplace_back(true);
+  }
+  for (Segment& seg : st.segments) {
+    if (!seg.generated) {
+      // On the host, over copies of the step's buffers.
+      st.stream.synchronize();
+      if (step_timing_) st.events[seg.first].record(stream);
+      interpreted_[seg.first]->run(
+          [&](int id, void* dst) {
+            device::copy_to_host(dst, st.table[size_t(id)], bytes_of(id), stream,
+                                 "copying '" + program_.buffers[size_t(id)].name + "' to the host");
+            st.stream.synchronize();
+          },
+          [&](int id, const void* src) {
+            device::copy_to_device(st.table[size_t(id)], src, bytes_of(id), stream,
+                                   "copying '" + program_.buffers[size_t(id)].name +
+                                       "' to the device");
+            st.stream.synchronize();
+          });
+      continue;
+    }
+    if (step_timing_) {
+      for (size_t s = seg.first; s < seg.end; ++s) {
+        st.events[s].record(stream);
+        loaded_->launch(s, args);
+      }
+      continue;
+    }
+    if (!seg.graph.instantiated()) {
+      seg.graph.begin_capture(stream);
+      for (size_t s = seg.first; s < seg.end; ++s)
+        loaded_->launch(s, args);
+      seg.graph.end_capture();
+    }
+    seg.graph.launch(stream);
+  }
+  if (step_timing_) st.events.back().record(stream);
+
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    const int id = program_.outputs[j];
+    const size_t bytes = bytes_of(id);
+    if (bytes == 0 || !outputs[j]) continue;
+    const CUdeviceptr from = st.table[size_t(id)];
+    if (on_device[j]) {
+      if (from != address_of(outputs[j]))
+        device::copy_on_device(address_of(outputs[j]), from, bytes, stream,
+                               "copying output '" + program_.buffers[size_t(id)].name + "'");
+    } else {
+      device::copy_to_host(outputs[j], from, bytes, stream,
+                           "copying output '" + program_.buffers[size_t(id)].name +
+                               "' to the host");
+    }
+  }
+  st.stream.synchronize();
+  if (step_timing_)
+    for (size_t s = 0; s < program_.steps.size(); ++s)
+      step_times_[s] = double(device::elapsed_ms(st.events[s], st.events[s + 1])) * 1e-3;
+}
+
+} // namespace vtc

@@ -1,0 +1,46 @@
+// The cuda target: CUDA C++ (the cuda dialect) compiled by NVRTC for the GPU's architecture
+// (sm_90a on Hopper) into a cubin cached on disk, loaded into the device's primary context;
+// every kernel call of a step is a kernel launched with its grid, block and shared memory on
+// the executor's stream. Kernels from kernels/cuda: tensor-core GEMMs for 16-bit floats, the
+// f32 GEMM, split-K gemv for decode-sized products, row kernels, pooling, convolutions as
+// implicit GEMMs, the generic copy. No library kernels, no fused max pooling; kernels of
+// other dtypes (f64, integer arithmetic) run on the reference interpreter. Buffers live in
+// device memory (DeviceExecutor); 32-byte memory transactions.
+#pragma once
+
+#include "codegen/cuda_dialect.h"
+#include "jit/nvrtc_compiler.h"
+#include "target/target.h"
+
+namespace vtc {
+
+class CudaTarget final : public Target {
+public:
+  TargetKind kind() const override { return TargetKind::cuda; }
+  bool compiles() const override { return true; }
+  FuseOptions fuse_options() const override { return {}; }
+  void choose_implementations(KernelGraph& kg, LibraryMode mode) const override;
+  std::vector<const Value*> physical_operands(const Kernel&) const override { return {}; }
+  bool generates_kernel(const Kernel& k) const override;
+  bool generates_copy(const Node& n) const override;
+  int64_t transaction_bytes() const override { return dialect_.transaction_bytes(); }
+  bool device_memory() const override { return true; }
+  const Dialect& dialect() const override { return dialect_; }
+  jit::CompileOptions compile_options(const Options& options) const override;
+  // Compiles `unit` for the current device (NVRTC, cached) and loads it; throws vtc::Error
+  // when there is no GPU or driver, the driver is older than the toolkit, or NVRTC fails.
+  std::unique_ptr<LoadedUnit> load(const TranslationUnit& unit,
+                                   const jit::CompileOptions& options) const override;
+
+private:
+  CudaDialect dialect_;
+};
+
+// The NVRTC options a translation unit is compiled with for architecture `arch` ("sm_90a")
+// under driver `driver_version` (0: unknown): include directories, cache and verbosity from
+// `options`, the default flags with fused multiply-adds only where a kernel writes them
+// (--fmad=false, as the cpu target's -ffp-contract=off).
+jit::NvrtcOptions cuda_nvrtc_options(const jit::CompileOptions& options, const std::string& arch,
+                                     int driver_version);
+
+} // namespace vtc

@@ -1,0 +1,81 @@
+// Parts of a cuda translation unit compiled on a pool of threads (see cuda_unit_compiler.h).
+#include "target/cuda_unit_compiler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "vtc/error.h"
+
+namespace vtc {
+
+CompiledCudaUnit compile_cuda_unit(const TranslationUnit& unit, const jit::NvrtcOptions& options,
+                                   unsigned threads) {
+  std::vector<std::string> names;
+  for (const std::vector<DeviceLaunch>& step : unit.launches)
+    for (const DeviceLaunch& l : step)
+      names.push_back(l.entry);
+  VTC_CHECK(names.size() == unit.entry_texts.size())
+      << "the translation unit has " << unit.entry_texts.size() << " entry texts for "
+      << names.size() << " kernels";
+  CompiledCudaUnit out;
+  std::vector<std::string> sources;
+  for (size_t first = 0; first < names.size(); first += kEntriesPerCudaPart) {
+    const size_t end = std::min(names.size(), first + kEntriesPerCudaPart);
+    std::string source = unit.header;
+    out.entries.emplace_back();
+    for (size_t k = first; k < end; ++k) {
+      source += unit.entry_texts[k];
+      out.entries.back().push_back(names[k]);
+    }
+    sources.push_back(std::move(source));
+  }
+  out.parts.resize(sources.size());
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, unsigned(std::max<size_t>(sources.size(), 1)));
+
+  jit::NvrtcOptions quiet = options;
+  quiet.verbose = false; // one line for the unit instead of one per part
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const auto start = std::chrono::steady_clock::now();
+  auto work = [&] {
+    for (size_t p = next++; p < sources.size(); p = next++) {
+      try {
+        out.parts[p] = jit::nvrtc_compile(sources[p], jit::GpuCode::cubin, quiet);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = sources.size();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool)
+    t.join();
+  if (failure) std::rethrow_exception(failure);
+  for (const jit::GpuObject& o : out.parts)
+    out.cached &= o.cached;
+  if (!out.cached)
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (options.verbose) {
+    size_t lines = size_t(std::count(unit.source.begin(), unit.source.end(), '\n'));
+    std::fprintf(stderr,
+                 "vtc: %s %zu lines of CUDA C++ (%zu kernels in %zu parts, %s) with NVRTC for "
+                 "%s on %u threads: %s\n",
+                 out.cached ? "found" : "compiled", lines, names.size(), out.parts.size(),
+                 options.cache_dir.c_str(), options.arch.c_str(), threads,
+                 out.cached ? "cached" : (std::to_string(out.seconds) + " s").c_str());
+  }
+  return out;
+}
+
+} // namespace vtc

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The cuda target's checks on a machine with an NVIDIA GPU; every log goes into OUTDIR.
+#
+#   tests/cuda/device_check.sh OUTDIR [PART...]
+#
+# PARTs (default: all of them, in this order):
+#   conformance  every ONNX operator case vtc supports, on cuda under none, type1 and greedy
+#                (outputs bitwise equal across strategies, and within tolerance of ONNX's
+#                expected outputs): conformance_cuda.txt
+#   small        every model of models/ at small size: `vtc check --target cuda` (strategies
+#                bitwise equal; relative L2 error against the reference interpreter and
+#                onnxruntime: f32 1e-5, f16 / bf16 1e-2), compile times: models_small.txt
+#   full         the same at full size, batch 1: models_full.txt
+#   sanitize     compute-sanitizer memcheck and racecheck over `vtc run --target cuda` of every
+#                small model: sanitize.txt
+#   bench        `vtc bench --target cuda` of the five workloads at full size, batch 1:
+#                bench_cuda.txt
+# and summary.txt with one line per part.
+#
+# The vtc binary is $VTC, else build/tools/vtc, else it is built here with CMake (the
+# machine then needs vtc's build dependencies). A binary built on another machine travels
+# with the shared libraries `ldd` lists that this machine lacks, in a folder named by
+# $VTC_LIBS (put first on LD_LIBRARY_PATH); it finds the kernel headers in this checkout
+# ($VTC_SOURCE_DIR). The conformance cases
+# are libonnx-testdata's, from $VTC_ONNX_NODE_TESTS, else /usr/share/libonnx-testdata/data/node,
+# else unpacked from $VTC_ONNX_NODE_TARBALL. Models are generated with models/generate.py
+# (python3 with onnx and numpy); onnxruntime is the CPU peer `vtc check` compares with.
+set -uo pipefail
+
+out=${1:?usage: tests/cuda/device_check.sh OUTDIR [conformance small full sanitize bench]}
+shift
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=(conformance small full sanitize bench)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=${VTC_WORK:-/tmp/vtc-device-check}
+cache=${VTC_CACHE_DIR:-$work/cache}
+mkdir -p "$work" "$cache"
+jobs=$(nproc)
+summary=$out/summary.txt
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+if [ -n "${VTC_LIBS:-}" ]; then export LD_LIBRARY_PATH=$VTC_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; fi
+vtc=${VTC:-$root/build/tools/vtc}
+if [ ! -x "$vtc" ]; then
+  echo "building vtc in $root/build ..."
+  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DVTC_TESTS=OFF -DVTC_BENCH=OFF \
+    >"$out/build.txt" 2>&1 && cmake --build "$root/build" --target vtc -j "$jobs" >>"$out/build.txt" 2>&1 ||
+    { note "build: FAILED (build.txt)"; exit 1; }
+fi
+export VTC_SOURCE_DIR=$root # the kernel headers generated code includes
+nvidia-smi -L >"$out/gpu.txt" 2>&1
+note "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+
+models_of() { # size -> the generated model files
+  local dir=$work/models-$1
+  if [ ! -d "$dir" ]; then
+    python3 "$root/models/generate.py" --out "$dir" --size "$1" --batch 1 >"$out/generate_$1.txt" 2>&1 ||
+      { note "generate $1: FAILED"; return 1; }
+  fi
+  ls "$dir"/*.onnx
+}
+
+donate_flags() { # model -> --donate flags for a KV-cache model
+  case "$(basename "$1")" in llama3_*|gemma2_*) echo "--donate past_k --donate past_v" ;; esac
+}
+
+for part in "${parts[@]}"; do
+  case $part in
+  conformance)
+    node=${VTC_ONNX_NODE_TESTS:-/usr/share/libonnx-testdata/data/node}
+    if [ ! -d "$node" ] && [ -n "${VTC_ONNX_NODE_TARBALL:-}" ]; then
+      mkdir -p "$work/onnx" && tar xzf "$VTC_ONNX_NODE_TARBALL" -C "$work/onnx" && node=$work/onnx/node
+    fi
+    start=$SECONDS
+    "$vtc" conformance "$node" --target cuda --cache-dir "$cache" -j "$jobs" \
+      --expect "$root/tests/conformance/expected_failures_cuda.txt" -v >"$out/conformance_cuda.txt" 2>&1
+    rc=$?
+    note "conformance cuda: $(grep -E '^conformance' "$out/conformance_cuda.txt" | tail -1) (exit $rc, $((SECONDS - start)) s)"
+    ;;
+  small | full)
+    log=$out/models_$part.txt
+    mkdir -p "$work/checks-$part"
+    export vtc cache work
+    # Four models at a time (each compiles on every core, then runs on the one GPU).
+    models_of "$part" | xargs -P 4 -I{} bash -c '
+      m={}; n=$(basename "$m" .onnx); d=""
+      case $n in llama3_*|gemma2_*) d="--donate past_k --donate past_v" ;; esac
+      start=$SECONDS
+      "$vtc" check "$m" --target cuda --cache-dir "$cache" $d >"$work/checks-'"$part"'/$n.log" 2>&1
+      echo "== $n.onnx (exit $?, $((SECONDS - start)) s)" >"$work/checks-'"$part"'/$n.head"'
+    : >"$log"
+    for h in "$work/checks-$part"/*.head; do
+      cat "$h" "${h%.head}.log" >>"$log"
+    done
+    note "models $part: $(grep -c '^== .*exit 0' "$log") of $(grep -c '^== ' "$log") pass (models_$part.txt)"
+    ;;
+  sanitize)
+    log=$out/sanitize.txt
+    : >"$log"
+    for m in $(models_of small); do
+      for tool in memcheck racecheck; do
+        # shellcheck disable=SC2046
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$vtc" run "$m" --target cuda \
+          --cache-dir "$cache" $(donate_flags "$m") --output-dir "$work/sanitize-out" >"$work/san.txt" 2>&1
+        rc=$?
+        echo "== $(basename "$m") $tool exit $rc: $(grep -E 'ERROR SUMMARY' "$work/san.txt" | tail -1)" >>"$log"
+        [ $rc -ne 0 ] && tail -40 "$work/san.txt" >>"$log"
+      done
+    done
+    note "sanitize: $(grep -c 'exit 0' "$log") of $(grep -c '^== ' "$log") clean (sanitize.txt)"
+    ;;
+  bench)
+    log=$out/bench_cuda.txt
+    : >"$log"
+    for w in llama3_layer gemma2_local efficientvit yolo11n shufflenet_v2; do
+      for m in $(models_of full | grep "/${w}_full_"); do
+        echo "== $(basename "$m")" >>"$log"
+        # shellcheck disable=SC2046
+        "$vtc" bench "$m" --target cuda --cache-dir "$cache" $(donate_flags "$m") --repeat 50 >>"$log" 2>&1
+      done
+    done
+    note "bench cuda: $(grep -c '^bench:' "$log") models timed (bench_cuda.txt)"
+    ;;
+  *) note "unknown part '$part'" ;;
+  esac
+done
+cat "$summary"

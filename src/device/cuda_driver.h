@@ -84,6 +84,7 @@ namespace vtc::device {
   X(cuMemsetD8Async, 3020)                                                                         \
   X(cuMemGetInfo, 3020)                                                                            \
   X(cuPointerGetAttribute, 4000)                                                                   \
+  X(cuPointerGetAttributes, 7000)                                                                  \
   X(cuLaunchKernel, 4000)                                                                          \
   X(cuStreamCreate, 2000)                                                                          \
   X(cuStreamDestroy, 4000)                                                                         \

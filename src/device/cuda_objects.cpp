@@ -89,9 +89,12 @@ CudaGraph& CudaGraph::operator=(CudaGraph&& other) noexcept {
 bool is_device_pointer(const void* p) {
   const CudaDriver& d = cuda_driver();
   if (!p) return false;
-  CUmemorytype type = CUmemorytype(0);
-  CUresult r = d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                       reinterpret_cast<CUdeviceptr>(p));
+  // cuPointerGetAttributes, unlike cuPointerGetAttribute, answers plain host memory with
+  // success and a memory type of 0 instead of an error (which tools report as a failed call).
+  CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+  unsigned int type = 0;
+  void* data[] = {&type};
+  CUresult r = d.cuPointerGetAttributes(1, &attribute, data, reinterpret_cast<CUdeviceptr>(p));
   return r == CUDA_SUCCESS && type == CU_MEMORYTYPE_DEVICE;
 }
 

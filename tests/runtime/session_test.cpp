@@ -154,3 +154,37 @@ TEST_F(RuntimeTest, ReferenceTargetRunsTheSameApi) {
 
 } // namespace
 } // namespace vtc
+
+namespace vtc {
+namespace {
+
+// Target cuda runs where there is a GPU; everywhere else the Session says why in one line.
+TEST_F(RuntimeTest, CudaTargetRunsOrSaysWhyNot) {
+  testing::ModelBuilder b;
+  b.input("a", DType::f32, {3, 5});
+  b.input("b", DType::f32, {3, 5});
+  b.node("Add", {"a", "b"}, {"s"}, "add");
+  b.node("Relu", {"s"}, {"y"}, "relu");
+  b.output("y");
+  std::string path = (dir_ / "add_relu_cuda.onnx").string();
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  Options cuda = options();
+  cuda.target = TargetKind::cuda;
+  std::unique_ptr<Session> s;
+  try {
+    s = std::make_unique<Session>(path, cuda);
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("target cuda: ", 0), 0u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    GTEST_SKIP() << message;
+  }
+  Options ref = options();
+  ref.target = TargetKind::ref;
+  Session r(path, ref);
+  HostTensorMap in = random_inputs(r, 12);
+  EXPECT_TRUE(s->run(in).at("y").bitwise_equal(r.run(in).at("y")));
+}
+
+} // namespace
+} // namespace vtc

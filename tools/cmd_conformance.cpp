@@ -29,6 +29,7 @@ struct ConformanceArgs {
   double timeout = 60;
   bool verbose = false;
   std::string cache_dir;
+  bool compile_only = false;
 };
 
 // Known failures: one case name per line, '#' starts the reason.
@@ -89,7 +90,7 @@ int conformance(const ConformanceArgs& args) {
   std::vector<std::string> dirs = list_conformance_cases(args.dir, args.filter);
   fmt::print(stderr, "running {} cases from {} on target {} ({} at a time)\n", dirs.size(),
              args.dir, args.target, args.jobs);
-  ConformanceOptions options{args.target, args.timeout, args.cache_dir};
+  ConformanceOptions options{args.target, args.timeout, args.cache_dir, args.compile_only};
   std::vector<CaseResult> results = run_all(dirs, options, args.jobs);
   print_table(results);
 
@@ -154,8 +155,12 @@ void add_conformance_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("conformance", "Run ONNX's operator test cases");
   cmd->add_option("dir", args->dir, "folder of test cases (default: libonnx-testdata's node)");
   cmd->add_option("--target", args->target,
-                  "target to run: ref, or cpu (every strategy; outputs must be bitwise equal)");
-  cmd->add_option("--cache-dir", args->cache_dir, "compiled-kernel cache for target cpu");
+                  "target to run: ref, or cpu or cuda (every strategy; outputs must be bitwise "
+                  "equal)");
+  cmd->add_option("--cache-dir", args->cache_dir, "compiled-kernel cache for the compiled targets");
+  cmd->add_flag("--compile-only", args->compile_only,
+                "target cuda without a GPU: generate and compile every strategy's unit with "
+                "NVRTC, run nothing");
   cmd->add_option("--filter", args->filter, "only cases whose folder name matches this regex");
   cmd->add_option("--expect", args->expect_file,
                   "known failures, one case a line with '# reason'; fail on any other failure "

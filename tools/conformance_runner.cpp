@@ -19,6 +19,8 @@
 #include "ref/compare.h"
 #include "ref/interpreter.h"
 #include "runtime/lowering.h"
+#include "target/cuda_target.h"
+#include "target/cuda_unit_compiler.h"
 #include "vtc/error.h"
 #include "vtc/vtc.h"
 
@@ -106,6 +108,27 @@ TensorMap run_compiled(const std::string& bytes, const std::string& dir,
   return *first;
 }
 
+// Generates and compiles the case's cuda unit under every strategy with NVRTC, unoptimised
+// (--Ofast-compile=max: every template instantiated and checked, little time in ptxas).
+void compile_for_cuda(const std::string& bytes, const std::string& dir,
+                      const std::vector<std::string>& names,
+                      const std::vector<std::string>& in_files, const ConformanceOptions& options) {
+  const Target& target = target_for(TargetKind::cuda);
+  for (const char* strategy : {"none", "type1", "greedy"}) {
+    Graph g = import_freezing(bytes, dir, names, in_files);
+    canonicalize(g);
+    Options o;
+    o.target = TargetKind::cuda;
+    o.strategy = *parse_strategy_kind(strategy);
+    o.cache_dir = options.cache_dir;
+    Program p = lower_for_target(g, o);
+    TranslationUnit tu = generate_translation_unit(p, target.dialect());
+    jit::NvrtcOptions nvrtc = cuda_nvrtc_options(target.compile_options(o), "sm_90a", 0);
+    nvrtc.flags.push_back("--Ofast-compile=max");
+    compile_cuda_unit(tu, nvrtc, 1);
+  }
+}
+
 } // namespace
 
 const char* status_name(CaseStatus s) {
@@ -136,6 +159,12 @@ CaseResult run_conformance_case(const std::string& dir, const ConformanceOptions
         sets.push_back(e.path());
     std::sort(sets.begin(), sets.end());
     VTC_CHECK(!sets.empty()) << dir << ": no test_data_set_* folder";
+    if (options.compile_only) {
+      VTC_CHECK(options.target == "cuda") << "--compile-only is for target cuda";
+      compile_for_cuda(bytes, dir, names, numbered_files(sets[0], "input_"), options);
+      r.status = CaseStatus::passed;
+      return r;
+    }
     for (const fs::path& set : sets) {
       std::vector<std::string> in_files = numbered_files(set, "input_");
       std::vector<std::string> out_files = numbered_files(set, "output_");

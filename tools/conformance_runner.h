@@ -22,6 +22,9 @@ struct ConformanceOptions {
   std::string target = "ref"; // "ref", or "cpu": every strategy, outputs bitwise identical
   double timeout_seconds = 60;
   std::string cache_dir; // compiled-kernel cache for target cpu (empty: the default)
+  // Target cuda without a GPU: every strategy's translation unit generated and compiled by
+  // NVRTC (not optimised), nothing run; a case passes when every unit compiles.
+  bool compile_only = false;
 };
 
 // Runs one case folder (in the calling process: no isolation).

@@ -54,7 +54,13 @@ std::vector<const Value*> CpuTarget::physical_operands(const Kernel& k) const {
 }
 
 bool CpuTarget::generates_kernel(const Kernel& k) const {
-  return vtc::generates_kernel(k);
+  if (!vtc::generates_kernel(k)) return false;
+  // The window kernels (kernels/cpu conv.h, pool.h) accumulate in floating point: integer
+  // convolutions and poolings (a uint8 MaxPool) run on the interpreter.
+  if (k.anchor && (k.kind == KernelKind::conv || k.kind == KernelKind::pool))
+    for (const Value* v : k.anchor->inputs)
+      if (v && !is_float(v->type.dtype)) return false;
+  return true;
 }
 
 bool CpuTarget::generates_copy(const Node& n) const {

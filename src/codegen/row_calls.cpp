@@ -132,7 +132,7 @@ std::vector<KernelCall> layer_norm(KernelContext& c, const Node& n) {
   KernelCall call{"layer_norm",
                   {},
                   {Y.init, X.init, std::to_string(rows), std::to_string(d),
-                   std::to_string(n.attr_float("epsilon", 1e-5f)), param(n.inputs[1]).init}};
+                   literal(double(n.attr_float("epsilon", 1e-5f))), param(n.inputs[1]).init}};
   if (n.input(2)) call.args.push_back(param(n.inputs[2]).init);
   return {call};
 }

@@ -7,6 +7,7 @@
 
 #include "frontend/onnx_import.h"
 #include "model_builder.h"
+#include "ref/compare.h"
 #include "ref/interpreter.h"
 #include "ref/random_inputs.h"
 #include "runtime_test_util.h"
@@ -184,6 +185,45 @@ TEST_F(RuntimeTest, CudaTargetRunsOrSaysWhyNot) {
   Session r(path, ref);
   HostTensorMap in = random_inputs(r, 12);
   EXPECT_TRUE(s->run(in).at("y").bitwise_equal(r.run(in).at("y")));
+}
+
+} // namespace
+} // namespace vtc
+
+namespace vtc {
+namespace {
+
+// LayerNormalization's epsilon reaches the kernel exactly: a constant row (variance 0) with
+// epsilon 1e-12 normalises to beta, not to NaN (an epsilon printed with six decimals is 0).
+TEST_F(RuntimeTest, LayerNormEpsilonIsExact) {
+  testing::ModelBuilder b;
+  b.input("x", DType::f32, {2, 8});
+  Tensor gamma(DType::f32, {8}), beta(DType::f32, {8});
+  for (int64_t i = 0; i < 8; ++i) {
+    gamma.data<float>()[i] = 1.0f;
+    beta.data<float>()[i] = float(i);
+  }
+  b.initializer("gamma", gamma);
+  b.initializer("beta", beta);
+  onnx::NodeProto& n = b.node("LayerNormalization", {"x", "gamma", "beta"}, {"y"}, "ln");
+  onnx::AttributeProto* eps = n.add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(onnx::AttributeProto::FLOAT);
+  eps->set_f(1e-12f);
+  b.output("y");
+  std::string path = (dir_ / "layer_norm_eps.onnx").string();
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  Session s(path, options());
+  Tensor x(DType::f32, {2, 8});
+  for (int64_t i = 0; i < 16; ++i)
+    x.data<float>()[i] = i < 8 ? 3.0f : float(i);
+  Tensor y = s.run(HostTensorMap{{"x", x}}).at("y");
+  Options ref = options();
+  ref.target = TargetKind::ref;
+  Tensor expected = Session(path, ref).run(HostTensorMap{{"x", x}}).at("y");
+  for (int64_t i = 0; i < 8; ++i)
+    EXPECT_EQ(y.data<float>()[i], float(i)) << i;
+  EXPECT_TRUE(compare_allclose(y, expected, 1e-5, 1e-6).ok);
 }
 
 } // namespace

@@ -45,13 +45,6 @@ DeviceExecutor::DeviceExecutor(const Program& program, const TranslationUnit& un
     : ProgramRunner(program, unit, target, compile), state_(std::make_unique<State>()) {
   State& st = *state_;
   const size_t nbuf = program_.buffers.size();
-  std::map<const Value*, int> buffer_of;
-  for (size_t id = 0; id < nbuf; ++id)
-    if (program_.buffers[id].value) buffer_of.emplace(program_.buffers[id].value, int(id));
-  interpreted_.resize(program_.steps.size());
-  for (size_t s = 0; s < program_.steps.size(); ++s)
-    if (!generated_[s])
-      interpreted_[s] = std::make_unique<InterpreterStep>(program_, int(s), buffer_of);
 
   st.empty = device::DeviceBuffer(256);
   st.empty.zero();

@@ -15,7 +15,6 @@
 #include <optional>
 #include <vector>
 
-#include "runtime/interpreter_step.h"
 #include "runtime/program_runner.h"
 
 namespace vtc {
@@ -37,7 +36,6 @@ public:
 private:
   struct State; // device objects (cuda_objects.h), kept out of this header
   std::unique_ptr<State> state_;
-  std::vector<std::unique_ptr<InterpreterStep>> interpreted_; // per step; null for generated
   bool step_timing_ = false;
 };
 

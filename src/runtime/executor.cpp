@@ -26,13 +26,6 @@ Executor::Executor(const Program& program, const TranslationUnit& unit, const Ta
                    const jit::CompileOptions& compile, int threads)
     : ProgramRunner(program, unit, target, compile), threads_(threads) {
   size_t nbuf = program_.buffers.size();
-  std::map<const Value*, int> buffer_of;
-  for (size_t id = 0; id < nbuf; ++id)
-    if (program_.buffers[id].value) buffer_of.emplace(program_.buffers[id].value, int(id));
-  interpreted_.resize(program_.steps.size());
-  for (size_t s = 0; s < program_.steps.size(); ++s)
-    if (!generated_[s])
-      interpreted_[s] = std::make_unique<InterpreterStep>(program_, int(s), buffer_of);
 
   if (plan_.peak_bytes > 0) {
     arena_ = static_cast<std::byte*>(

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "kernels/cpu/constant_packs.h"
-#include "runtime/interpreter_step.h"
 #include "runtime/program_runner.h"
 
 namespace vtc {
@@ -31,7 +30,6 @@ public:
 
 private:
   int threads_ = 0;
-  std::vector<std::unique_ptr<InterpreterStep>> interpreted_; // per step; null for generated
   std::byte* arena_ = nullptr;
   std::vector<void*> pointers_; // per buffer: its address during a run
   kernels::ConstantPacks packs_;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "runtime/device_executor.h"
 #include "runtime/executor.h"
@@ -20,6 +21,13 @@ ProgramRunner::ProgramRunner(const Program& program, const TranslationUnit& unit
     generated_[s] = !unit.entries[s].empty();
   if (std::find(generated_.begin(), generated_.end(), true) != generated_.end())
     loaded_ = target.load(unit, compile);
+  std::map<const Value*, int> buffer_of;
+  for (size_t id = 0; id < program_.buffers.size(); ++id)
+    if (program_.buffers[id].value) buffer_of.emplace(program_.buffers[id].value, int(id));
+  interpreted_.resize(program_.steps.size());
+  for (size_t s = 0; s < program_.steps.size(); ++s)
+    if (!generated_[s])
+      interpreted_[s] = std::make_unique<InterpreterStep>(program_, int(s), buffer_of);
 
   std::map<int, int> input_position;
   for (size_t i = 0; i < program_.inputs.size(); ++i)

@@ -16,6 +16,7 @@
 #include "jit/compile_options.h"
 #include "jit/host_compiler.h"
 #include "lower/program.h"
+#include "runtime/interpreter_step.h"
 #include "runtime/memory_plan.h"
 #include "target/target.h"
 #include "vtc/options.h"
@@ -47,7 +48,8 @@ public:
 
 protected:
   // Checks `program` against `unit` (throws vtc::Error naming the buffer or step), plans its
-  // memory, and has `target` compile and load the unit when a step has generated code.
+  // memory, has `target` compile and load the unit when a step has generated code, and
+  // prepares the interpreter steps.
   ProgramRunner(const Program& program, const TranslationUnit& unit, const Target& target,
                 const jit::CompileOptions& compile);
 
@@ -58,6 +60,7 @@ protected:
   MemoryPlan plan_;
   std::unique_ptr<LoadedUnit> loaded_; // null when no step has generated code
   std::vector<bool> generated_;        // per step: launched from loaded_
+  std::vector<std::unique_ptr<InterpreterStep>> interpreted_; // per step; null for generated
   std::vector<int> output_alias_;
   std::vector<bool> input_written_;
   std::vector<double> step_times_;

@@ -20,12 +20,16 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
     std::vector<KernelCall> calls;
     switch (step.kind) {
     case StepKind::kernel: {
+      VTC_CHECK(step.kernel) << "step " << s << " '" << step.name
+                             << "' is a kernel step without its kernel";
       AccessorEmitter g(p.storage, dialect, defs, counter);
       calls = kernel_calls(*step.kernel, g);
       features.openblas |= step.kernel->impl == KernelImpl::openblas_sgemm;
       break;
     }
     case StepKind::copy: {
+      VTC_CHECK(step.node) << "step " << s << " '" << step.name
+                           << "' is a copy step without its node";
       AccessorEmitter g(p.storage, dialect, defs, counter);
       calls = copy_calls(*step.node, g);
       break;

@@ -19,6 +19,18 @@ using testing::AddReluMul;
 using testing::random_inputs;
 using testing::RuntimeTest;
 
+// y = relu(a + b) over [3, 5] f32 inputs, written as an ONNX file at `path` (returned).
+std::string write_add_relu(const std::string& path) {
+  testing::ModelBuilder b;
+  b.input("a", DType::f32, {3, 5});
+  b.input("b", DType::f32, {3, 5});
+  b.node("Add", {"a", "b"}, {"s"}, "add");
+  b.node("Relu", {"s"}, {"y"}, "relu");
+  b.output("y");
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  return path;
+}
+
 TEST_F(RuntimeTest, HandWrittenProgramMatchesTheReferenceBitwise) {
   AddReluMul m;
   Session s(std::move(m.graph), std::move(m.program), std::move(m.unit), options());
@@ -54,8 +66,8 @@ TEST_F(RuntimeTest, ReportsArenaConstantsStepTimesAndProgram) {
 
 TEST_F(RuntimeTest, SecondSessionLoadsTheCachedObject) {
   AddReluMul a, b;
-  Session first(std::move(a.graph), std::move(a.program), options());
-  Session second(std::move(b.graph), std::move(b.program), options());
+  Session first(std::move(a.graph), std::move(a.program), std::move(a.unit), options());
+  Session second(std::move(b.graph), std::move(b.program), std::move(b.unit), options());
   EXPECT_GT(first.compile_seconds(), 0);
   EXPECT_EQ(second.compile_seconds(), 0);
 }
@@ -123,14 +135,7 @@ TEST_F(RuntimeTest, OutputSharingAnInputsMemoryIsStillCorrect) {
 }
 
 TEST_F(RuntimeTest, ReferenceTargetRunsTheSameApi) {
-  testing::ModelBuilder b;
-  b.input("a", DType::f32, {3, 5});
-  b.input("b", DType::f32, {3, 5});
-  b.node("Add", {"a", "b"}, {"s"}, "add");
-  b.node("Relu", {"s"}, {"y"}, "relu");
-  b.output("y");
-  std::string path = (dir_ / "add_relu.onnx").string();
-  std::ofstream(path, std::ios::binary) << b.bytes();
+  const std::string path = write_add_relu((dir_ / "add_relu.onnx").string());
 
   Options ref = options();
   ref.target = TargetKind::ref;
@@ -153,22 +158,9 @@ TEST_F(RuntimeTest, ReferenceTargetRunsTheSameApi) {
   EXPECT_TRUE(c.run(in).at("y").bitwise_equal(y));
 }
 
-} // namespace
-} // namespace vtc
-
-namespace vtc {
-namespace {
-
 // Target cuda runs where there is a GPU; everywhere else the Session says why in one line.
 TEST_F(RuntimeTest, CudaTargetRunsOrSaysWhyNot) {
-  testing::ModelBuilder b;
-  b.input("a", DType::f32, {3, 5});
-  b.input("b", DType::f32, {3, 5});
-  b.node("Add", {"a", "b"}, {"s"}, "add");
-  b.node("Relu", {"s"}, {"y"}, "relu");
-  b.output("y");
-  std::string path = (dir_ / "add_relu_cuda.onnx").string();
-  std::ofstream(path, std::ios::binary) << b.bytes();
+  const std::string path = write_add_relu((dir_ / "add_relu_cuda.onnx").string());
   Options cuda = options();
   cuda.target = TargetKind::cuda;
   std::unique_ptr<Session> s;
@@ -186,12 +178,6 @@ TEST_F(RuntimeTest, CudaTargetRunsOrSaysWhyNot) {
   HostTensorMap in = random_inputs(r, 12);
   EXPECT_TRUE(s->run(in).at("y").bitwise_equal(r.run(in).at("y")));
 }
-
-} // namespace
-} // namespace vtc
-
-namespace vtc {
-namespace {
 
 // LayerNormalization's epsilon reaches the kernel exactly: a constant row (variance 0) with
 // epsilon 1e-12 normalises to beta, not to NaN (an epsilon printed with six decimals is 0).

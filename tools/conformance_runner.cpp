@@ -72,6 +72,27 @@ void classify_case(const std::string& bytes, const std::string& dir, CaseResult&
   }
 }
 
+// The case's model, imported with its inputs frozen and canonicalised, and its program for
+// `options.target` under `strategy`.
+struct LoweredCase {
+  std::unique_ptr<Graph> graph;
+  Program program;
+  Options options;
+};
+LoweredCase lower_case(const std::string& bytes, const std::string& dir,
+                       const std::vector<std::string>& names,
+                       const std::vector<std::string>& in_files, const char* strategy,
+                       const ConformanceOptions& options) {
+  LoweredCase c;
+  c.graph = std::make_unique<Graph>(import_freezing(bytes, dir, names, in_files));
+  canonicalize(*c.graph);
+  c.options.target = *parse_target_kind(options.target);
+  c.options.strategy = *parse_strategy_kind(strategy);
+  c.options.cache_dir = options.cache_dir;
+  c.program = lower_for_target(*c.graph, c.options);
+  return c;
+}
+
 // Runs the case on a compiled target (cpu, cuda) under every strategy; the outputs of all
 // strategies must be bitwise identical (only loads and stores differ between them, never
 // arithmetic).
@@ -82,14 +103,8 @@ TensorMap run_compiled(const std::string& bytes, const std::string& dir,
   std::optional<TensorMap> first;
   std::string first_strategy;
   for (const char* strategy : {"none", "type1", "greedy"}) {
-    auto g = std::make_unique<Graph>(import_freezing(bytes, dir, names, in_files));
-    canonicalize(*g);
-    Options o;
-    o.target = *parse_target_kind(options.target);
-    o.strategy = *parse_strategy_kind(strategy);
-    o.cache_dir = options.cache_dir;
-    Program p = lower_for_target(*g, o);
-    Session session(std::move(g), std::move(p), o);
+    LoweredCase c = lower_case(bytes, dir, names, in_files, strategy, options);
+    Session session(std::move(c.graph), std::move(c.program), c.options);
     HostTensorMap in;
     for (const TensorSpec& spec : session.inputs())
       in[spec.name] = inputs.at(spec.name);
@@ -115,15 +130,9 @@ void compile_for_cuda(const std::string& bytes, const std::string& dir,
                       const std::vector<std::string>& in_files, const ConformanceOptions& options) {
   const Target& target = target_for(TargetKind::cuda);
   for (const char* strategy : {"none", "type1", "greedy"}) {
-    Graph g = import_freezing(bytes, dir, names, in_files);
-    canonicalize(g);
-    Options o;
-    o.target = TargetKind::cuda;
-    o.strategy = *parse_strategy_kind(strategy);
-    o.cache_dir = options.cache_dir;
-    Program p = lower_for_target(g, o);
-    TranslationUnit tu = generate_translation_unit(p, target.dialect());
-    jit::NvrtcOptions nvrtc = cuda_nvrtc_options(target.compile_options(o), "sm_90a", 0);
+    LoweredCase c = lower_case(bytes, dir, names, in_files, strategy, options);
+    TranslationUnit tu = generate_translation_unit(c.program, target.dialect());
+    jit::NvrtcOptions nvrtc = cuda_nvrtc_options(target.compile_options(c.options), "sm_90a", 0);
     nvrtc.flags.push_back("--Ofast-compile=max");
     compile_cuda_unit(tu, nvrtc, 1);
   }

@@ -14,6 +14,7 @@
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/pool.h"
+#include "kernels/cuda/prefill_attention.h"
 #include "kernels/cuda/reduce.h"
 #include "kernels/cuda/resize.h"
 
@@ -286,6 +287,7 @@ std::string translation_unit(const std::vector<Case>& cases) {
         "#include \"kernels/cuda/gemv.h\"\n"
         "#include \"kernels/cuda/norm.h\"\n"
         "#include \"kernels/cuda/pool.h\"\n"
+        "#include \"kernels/cuda/prefill_attention.h\"\n"
         "#include \"kernels/cuda/reduce.h\"\n"
         "#include \"kernels/cuda/resize.h\"\n"
         "#include \"test_accessors.h\"\n"
@@ -442,6 +444,61 @@ Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv
       r += p * double(x[2][size_t(((b * hkv + hk) * kv_len + l) * d + e)]);
     }
     return keys > 0 ? r / sum : 0.0;
+  };
+  return c;
+}
+
+Case prefill_attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t q_len,
+                            int64_t kv_len, int64_t d, int64_t group, float softcap, bool mask) {
+  Case c;
+  c.family = "prefill_attention";
+  c.name = std::string("prefill_attention_g") + std::to_string(group) + (mask ? "_mask" : "") +
+           suffix(t, in, Layout::dense);
+  c.group = "prefill_attention_" + std::string(dtype_name(t)) +
+            shape_key({batch, heads, q_len, kv_len, d, group, mask});
+  const int64_t hkv = heads / group;
+  Operand kc = make_operand(t, {batch, hkv, kv_len, d}, in == Layout::concat ? Layout::concat : in);
+  Operand vc =
+      make_operand(t, {batch, hkv, kv_len, d}, in == Layout::transposed ? Layout::dense : in);
+  kc.head_group = vc.head_group = group;
+  c.ops = {make_operand(t, {batch, heads, q_len, d}), make_operand(t, {batch, heads, q_len, d}), kc,
+           vc};
+  if (mask) c.ops.push_back(make_operand(t, {batch, heads, q_len, kv_len}));
+  const k::PrefillAttentionShape s{batch, heads, q_len, kv_len, d, d};
+  const float scale = 1.0f / std::sqrt(float(d));
+  char lit[96];
+  std::snprintf(lit, sizeof lit, "AttentionParams{%.9ef, %.9ef, -1}", double(scale),
+                double(softcap));
+  c.call = "prefill_attention(@0, @1, @2, @3, PrefillAttentionShape{" +
+           lits(s.batch, s.heads, s.q_len, s.kv_len, s.d, s.dv) + "}, " + lit +
+           (mask ? ", @4);" : ");");
+  c.launch = k::prefill_attention_launch(s);
+  c.flops = 4.0 * double(batch * heads * q_len * kv_len * d);
+  c.bytes = double(batch * (2 * hkv * kv_len * d + 2 * heads * q_len * d)) * double(dtype_bytes(t));
+  c.tol = tolerance(t);
+  c.ref = [=](const Inputs& x, int64_t f) {
+    const int64_t b = f / (heads * q_len * d), h = f / (q_len * d) % heads, tq = f / d % q_len,
+                  e = f % d, hk = h / group;
+    std::vector<double> sc(static_cast<size_t>(kv_len));
+    double mx = -std::numeric_limits<double>::infinity();
+    for (int64_t l = 0; l < kv_len; ++l) {
+      double acc = 0;
+      for (int64_t j = 0; j < d; ++j)
+        acc += double(x[0][size_t(((b * heads + h) * q_len + tq) * d + j)]) *
+               double(x[1][size_t(((b * hkv + hk) * kv_len + l) * d + j)]);
+      acc *= scale;
+      if (softcap > 0) acc = softcap * std::tanh(acc / softcap);
+      if (mask) acc += double(x[3][size_t(((b * heads + h) * q_len + tq) * kv_len + l)]);
+      sc[size_t(l)] = acc;
+      mx = std::max(mx, acc);
+    }
+    double sum = 0, r = 0;
+    for (int64_t l = 0; l < kv_len; ++l) {
+      const double p = std::exp(sc[size_t(l)] - mx);
+      sum += p;
+      r += p * double(x[2][size_t(((b * hkv + hk) * kv_len + l) * d + e)]);
+    }
+    return r / sum;
   };
   return c;
 }
@@ -675,8 +732,10 @@ std::vector<CaseFamily> representative_cases() {
       gemm.push_back(gemm_case(t, in, Layout::dense, 2, 130, 136, 72));
       for (int64_t m : {1, 4, 16})
         gemv.push_back(gemv_case(t, in, Layout::dense, 1, m, 1000, 1536));
-      if (in != Layout::concat_last)
+      if (in != Layout::concat_last) {
         attention.push_back(attention_case(t, in, 2, 8, 700, 128, 4, 650, 0.0f));
+        attention.push_back(prefill_attention_case(t, in, 2, 4, 37, 100, 64, 2, 0.0f, true));
+      }
       rows.push_back(softmax_case(t, in, Layout::dense, 5, 1000, false));
       rows.push_back(softmax_case(t, in, Layout::dense, 5, 1000, true));
       rows.push_back(layer_norm_case(t, in, Layout::dense, 5, 1000, false));
@@ -699,6 +758,8 @@ std::vector<CaseFamily> representative_cases() {
       window.push_back(upsample_case(t, Layout::dense, out, 2, 3, 17, 19, 2));
     }
     attention.push_back(attention_case(t, Layout::dense, 1, 8, 4096, 64, 8, 4096, 30.0f));
+    attention.push_back(
+        prefill_attention_case(t, Layout::dense, 1, 2, 20, 45, 40, 1, 30.0f, false));
   }
   return {{"copy", copy}, {"gemm", gemm},     {"gemv", gemv}, {"attention", attention},
           {"rows", rows}, {"window", window}, {"conv", conv}};
@@ -730,6 +791,7 @@ std::vector<Case> timed_cases() {
       conv_case(h, d, 16, 128, 160, 160, 128, 3, 1, 1),
       conv_case(f, d, 1, 128, 160, 160, 128, 3, 1, 1),
       upsample_case(h, d, d, 16, 128, 80, 80, 2),
+      prefill_attention_case(bf, d, 1, 32, 512, 512, 128, 4, 0.0f, false),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

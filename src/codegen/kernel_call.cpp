@@ -170,8 +170,20 @@ bool is_reduce(const Node& n) {
 
 bool generates_kernel(const Kernel& k) {
   const Node* pool = max_pool_tail(k);
+  // An attention kernel's chain (MatMul, Softmax, ...) is its own; its other nodes are
+  // prologues and epilogues.
+  std::optional<AttentionPattern> attention;
+  if (k.kind == KernelKind::attention) {
+    if (!attention_supported(k)) return false;
+    attention = match_attention(*k.anchor);
+  }
+  auto in_chain = [&](const Node* n) {
+    return attention &&
+           std::find(attention->chain.begin(), attention->chain.end(), n) != attention->chain.end();
+  };
   for (const Node* n : k.nodes)
-    if (n != k.anchor && n != pool && (!is_fusible_elementwise(*n) || !has_elementwise_expr(*n)))
+    if (n != k.anchor && n != pool && !in_chain(n) &&
+        (!is_fusible_elementwise(*n) || !has_elementwise_expr(*n)))
       return false;
   if (!k.anchor) return true;
   const Node& a = *k.anchor;
@@ -188,6 +200,8 @@ bool generates_kernel(const Kernel& k) {
   case KernelKind::softmax:
   case KernelKind::reduce:
     return row_supported(k);
+  case KernelKind::attention:
+    return true; // attention_supported, above
   case KernelKind::elementwise:
     return true;
   case KernelKind::other:
@@ -215,6 +229,9 @@ std::vector<KernelCall> kernel_calls(const Kernel& k, AccessorEmitter& g) {
     case KernelKind::softmax:
     case KernelKind::reduce:
       calls = row_calls(c);
+      break;
+    case KernelKind::attention:
+      calls = attention_calls(c);
       break;
     case KernelKind::elementwise:
       calls = elementwise_calls(c);

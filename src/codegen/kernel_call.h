@@ -11,6 +11,7 @@
 
 #include "codegen/accessor_emitter.h"
 #include "kernels/cuda/common.h"
+#include "passes/attention_pattern.h"
 #include "passes/kernel_graph.h"
 
 namespace vtc {
@@ -42,6 +43,12 @@ struct KernelCall {
 // Whether the kernel templates (kernels/cpu, kernels/cuda) have code for kernel `k`; the
 // others run on the reference interpreter, with physical operands.
 bool generates_kernel(const Kernel& k);
+
+// Whether the attention kernels of kernels/cpu and of kernels/cuda take an attention subgraph
+// (its shapes and dtypes): the targets' answers to FuseOptions::attention, and their rule for
+// kernels of kind attention.
+bool cpu_takes_attention(const AttentionPattern& p);
+bool cuda_takes_attention(const AttentionPattern& p);
 
 // The calls that compute kernel `k` (which generates_kernel accepts), their accessors emitted
 // through `g`, spelled for the kernel library of g's dialect.

@@ -1,7 +1,8 @@
 // What the kernel-call emitters of each kind share (codegen-internal): the kernel and its
 // accessor emitter, the anchor's output accessor through the epilogue, and the test for
 // running over image planes flattened to one row. One file per family of kinds implements
-// the functions declared here: gemm_calls.cpp, window_calls.cpp, row_calls.cpp, and
+// the functions declared here: gemm_calls.cpp, window_calls.cpp, row_calls.cpp,
+// attention_calls.cpp, and
 // kernel_call.cpp (elementwise kernels, resize, dispatch).
 #pragma once
 
@@ -55,5 +56,7 @@ bool window_supported(const Kernel& k); // Conv, MaxPool, AveragePool, global po
 std::vector<KernelCall> window_calls(KernelContext& c);
 bool row_supported(const Kernel& k); // Softmax, LogSoftmax, LayerNormalization, Reduce*
 std::vector<KernelCall> row_calls(KernelContext& c);
+bool attention_supported(const Kernel& k); // the attention subgraph (attention_pattern.h)
+std::vector<KernelCall> attention_calls(KernelContext& c);
 
 } // namespace vtc

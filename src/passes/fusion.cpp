@@ -6,6 +6,9 @@
 //    other operands are already available joins it as an epilogue;
 //  - a MaxPool that alone consumes a Conv kernel's last value joins it when the target says
 //    so (FuseOptions::max_pool_tail), and ends it;
+//  - an attention subgraph (attention_pattern.h) the target takes is one kernel of kind
+//    attention, made at its last MatMul (every operand is available there), its other nodes
+//    held back until then, its Q and mask prologues pulled in as any kernel's;
 //  - an elementwise node left over starts an elementwise kernel of its own;
 //  - data-movement nodes stay between kernels, one step each.
 #include "passes/fusion.h"
@@ -34,6 +37,8 @@ const char* kernel_kind_name(KernelKind k) {
     return "softmax";
   case KernelKind::reduce:
     return "reduce";
+  case KernelKind::attention:
+    return "attention";
   case KernelKind::elementwise:
     return "elementwise";
   case KernelKind::other:
@@ -114,11 +119,15 @@ public:
       VTC_CHECK(def) << n->describe() << ": unsupported op " << n->op;
       defs_[n.get()] = def;
     }
+    if (options_.attention) find_attention();
     for (const auto& node : g_.nodes()) {
       Node* n = node.get();
-      if (assigned_.count(n)) continue;
+      if (assigned_.count(n) || held_.count(n)) continue;
       const OpDef* def = defs_[n];
-      if (def->kind == OpKind::data_movement) {
+      auto attention = attention_.find(n);
+      if (attention != attention_.end()) {
+        make_kernel(attention->second, KernelKind::attention, n);
+      } else if (def->kind == OpKind::data_movement) {
         kg_.steps.push_back({false, int(kg_.movement.size())});
         kg_.movement.push_back(n);
         assigned_.insert(n);
@@ -126,9 +135,9 @@ public:
       } else if (is_fusible_elementwise(*n) && deferrable(n)) {
         deferred_.insert(n);
       } else if (is_fusible_elementwise(*n)) {
-        make_kernel(n, KernelKind::elementwise, nullptr);
+        make_kernel({n}, KernelKind::elementwise, nullptr);
       } else {
-        make_kernel(n, anchor_kind(n->op), n);
+        make_kernel({n}, anchor_kind(n->op), n);
       }
     }
     VTC_CHECK(deferred_.empty()) << "fusion left " << (*deferred_.begin())->describe()
@@ -137,6 +146,19 @@ public:
   }
 
 private:
+  // The attention subgraphs the target takes: each one's chain by its last MatMul, its other
+  // nodes held back. Subgraphs are disjoint (each intermediate value has one use).
+  void find_attention() {
+    for (const auto& node : g_.nodes()) {
+      if (node->op != "MatMul") continue;
+      std::optional<AttentionPattern> p = match_attention(*node);
+      if (!p || !options_.attention(*p)) continue;
+      attention_[p->output] = p->chain;
+      for (Node* c : p->chain)
+        if (c != p->output) held_.insert(c);
+    }
+  }
+
   // A single use by a compute node, and not a graph output: the user will pull it in.
   bool deferrable(const Node* n) const {
     if (n->outputs.size() != 1 || !n->outputs[0]) return false;
@@ -179,7 +201,7 @@ private:
   // the kernel's output shape, every operand computable now.
   bool epilogue_node(const Node* u, const Shape& shape,
                      const std::set<const Value*>& inside) const {
-    if (assigned_.count(u) || !is_fusible_elementwise(*u)) return false;
+    if (assigned_.count(u) || held_.count(u) || !is_fusible_elementwise(*u)) return false;
     if (u->outputs.size() != 1 || !u->outputs[0]) return false;
     if (u->outputs[0]->type.shape != shape) return false;
     return prologue_ready(u, inside);
@@ -225,13 +247,19 @@ private:
     return {};
   }
 
-  void make_kernel(Node* first, KernelKind kind, Node* anchor) {
+  // A kernel of `body` (nodes in execution order, the last one `first` below; each pulls in its
+  // deferred producers), then its epilogues.
+  void make_kernel(const std::vector<Node*>& body, KernelKind kind, Node* anchor) {
     Kernel k;
     k.kind = kind;
     k.anchor = anchor;
     k.name = "k" + std::to_string(kg_.kernels.size());
-    pull_prologue(first, k.nodes);
-    k.nodes.push_back(first);
+    for (Node* b : body) {
+      pull_prologue(b, k.nodes);
+      k.nodes.push_back(b);
+      held_.erase(b);
+    }
+    Node* first = body.back();
     std::set<const Value*> inside;
     for (Node* n : k.nodes)
       for (const Value* v : n->outputs)
@@ -300,6 +328,8 @@ private:
   std::set<const Node*> assigned_;
   std::set<const Node*> deferred_;
   std::set<const Value*> ready_;
+  std::map<const Node*, std::vector<Node*>> attention_; // by the chain's last MatMul
+  std::set<const Node*> held_; // attention nodes waiting for their last MatMul
 };
 
 std::string value_list(const std::vector<Value*>& vs) {

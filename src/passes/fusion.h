@@ -1,6 +1,7 @@
 // Fusion: groups the nodes of a canonical Graph into compute kernels with elementwise
 // prologues and epilogues (bias, activation, residual add, scaling, casts, RoPE arithmetic),
-// leaving data-movement nodes between kernels. Deterministic: the same graph gives the same
+// and attention subgraphs into one kernel each where the target asks for it, leaving
+// data-movement nodes between kernels. Deterministic: the same graph gives the same
 // kernels.
 #pragma once
 
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "passes/attention_pattern.h"
 #include "passes/kernel_graph.h"
 
 namespace vtc {
@@ -17,6 +19,10 @@ struct FuseOptions {
   // Whether a MaxPool that alone consumes a Conv kernel's last value joins that kernel (the
   // target has a kernel that pools the convolution's rows as it computes them). Unset: never.
   std::function<bool(const Node& conv, const Node& max_pool)> max_pool_tail;
+  // Whether an attention subgraph (attention_pattern.h) becomes one kernel of kind attention
+  // (the target has an attention kernel for its shapes and dtypes); else its nodes fuse as
+  // any others. Unset: never.
+  std::function<bool(const AttentionPattern&)> attention;
 };
 
 KernelGraph fuse(const Graph& g, const FuseOptions& options = {});

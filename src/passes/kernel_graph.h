@@ -18,6 +18,7 @@ enum class KernelKind {
   norm,        // LayerNormalization, BatchNormalization, InstanceNormalization, ...
   softmax,     // Softmax, LogSoftmax
   reduce,      // Reduce*, ArgMax, ArgMin
+  attention,   // MatMul(Q, K^T), scale, softcap, mask, Softmax, MatMul(P, V): attention_pattern.h
   elementwise, // only elementwise nodes
   other,       // any other compute node (Resize, Trilu, ...), run alone
 };

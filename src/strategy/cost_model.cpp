@@ -76,7 +76,9 @@ double AnalyticCostModel::line_penalty(const Contiguity& c, int elem_bytes) cons
 
 double AnalyticCostModel::latency(const StepQuery& q) const {
   if (!q.active) return 0;
-  bool gemm = q.kernel && q.kernel->kind == KernelKind::gemm;
+  // Matrix operands may be read either way (gemm_bt; attention reads K^T as K).
+  bool gemm =
+      q.kernel && (q.kernel->kind == KernelKind::gemm || q.kernel->kind == KernelKind::attention);
   double bytes = 0, probes = 0;
   for (const OperandQuery& o : q.operands) {
     double b = double(o.bytes);

@@ -42,7 +42,9 @@ private:
 } // namespace
 
 FuseOptions CpuTarget::fuse_options() const {
-  return cpu_fuse_options();
+  FuseOptions options = cpu_fuse_options();
+  options.attention = cpu_takes_attention;
+  return options;
 }
 
 void CpuTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const {
@@ -55,6 +57,7 @@ std::vector<const Value*> CpuTarget::physical_operands(const Kernel& k) const {
 
 bool CpuTarget::generates_kernel(const Kernel& k) const {
   if (!vtc::generates_kernel(k)) return false;
+  if (k.kind == KernelKind::attention) return cpu_takes_attention(*match_attention(*k.anchor));
   // The window kernels (kernels/cpu conv.h, pool.h) accumulate in floating point: integer
   // convolutions and poolings (a uint8 MaxPool) run on the interpreter.
   if (k.anchor && (k.kind == KernelKind::conv || k.kind == KernelKind::pool))

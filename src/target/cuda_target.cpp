@@ -31,6 +31,7 @@ bool computes_in_float(const Kernel& k) {
   case KernelKind::norm:
   case KernelKind::softmax:
   case KernelKind::reduce:
+  case KernelKind::attention:
     return true;
   case KernelKind::elementwise:
     return false;
@@ -101,6 +102,12 @@ private:
 
 } // namespace
 
+FuseOptions CudaTarget::fuse_options() const {
+  FuseOptions options;
+  options.attention = cuda_takes_attention;
+  return options;
+}
+
 void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode) const {
   for (Kernel& k : kg.kernels)
     k.impl = KernelImpl::vtc_template;
@@ -108,6 +115,8 @@ void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode) const {
 
 bool CudaTarget::generates_kernel(const Kernel& k) const {
   if (!vtc::generates_kernel(k)) return false;
+  // Attention: f32, f16 and bf16 operands; prefill within its shared memory.
+  if (k.kind == KernelKind::attention) return cuda_takes_attention(*match_attention(*k.anchor));
   if (!computes_in_float(k)) return true;
   for (const Value* v : k.anchor->inputs)
     if (v && !computes_as_float(v->type.dtype)) return false;

@@ -18,7 +18,7 @@ class CudaTarget final : public Target {
 public:
   TargetKind kind() const override { return TargetKind::cuda; }
   bool compiles() const override { return true; }
-  FuseOptions fuse_options() const override { return {}; }
+  FuseOptions fuse_options() const override;
   void choose_implementations(KernelGraph& kg, LibraryMode mode) const override;
   std::vector<const Value*> physical_operands(const Kernel&) const override { return {}; }
   bool generates_kernel(const Kernel& k) const override;

@@ -93,7 +93,9 @@ std::string offsets_array(const std::string& name, const std::vector<int64_t>& o
 
 std::optional<LibraryGemm> library_gemm_form(const Kernel& k) {
   const Node* n = k.anchor;
-  if (!n || (n->op != "MatMul" && n->op != "Gemm")) return std::nullopt;
+  // An attention kernel's anchor is a MatMul too, but its product is the whole subgraph's.
+  if (!n || k.kind != KernelKind::gemm || (n->op != "MatMul" && n->op != "Gemm"))
+    return std::nullopt;
   const Value* a = n->input(0);
   const Value* b = n->input(1);
   const Value* product = n->output(0);

@@ -142,17 +142,24 @@ public:
     }
     VTC_CHECK(deferred_.empty()) << "fusion left " << (*deferred_.begin())->describe()
                                  << " unscheduled";
+    VTC_CHECK(held_.empty()) << "fusion left " << (*held_.begin())->describe()
+                             << " of an attention subgraph unscheduled";
     return std::move(kg_);
   }
 
 private:
   // The attention subgraphs the target takes: each one's chain by its last MatMul, its other
-  // nodes held back. Subgraphs are disjoint (each intermediate value has one use).
+  // nodes held back. A subgraph that shares a node with one found before (its scores MatMul
+  // the last MatMul of another) is left to the unfused path.
   void find_attention() {
     for (const auto& node : g_.nodes()) {
       if (node->op != "MatMul") continue;
       std::optional<AttentionPattern> p = match_attention(*node);
       if (!p || !options_.attention(*p)) continue;
+      bool shared = false;
+      for (const Node* c : p->chain)
+        shared = shared || held_.count(c) || attention_.count(c);
+      if (shared) continue;
       attention_[p->output] = p->chain;
       for (Node* c : p->chain)
         if (c != p->output) held_.insert(c);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <sstream>
 
 #include "ops/movement_bytes.h"
@@ -329,9 +330,12 @@ private:
   }
 
   // A check step for every node reading run-time indices (constant ones are checked now),
-  // each placed after the last step writing a buffer its indices are stored in.
+  // each placed after the last step writing a buffer its indices are stored in. Nodes reading
+  // the same indices against the same sizes (a rotary table's cos and sin, a key and a value
+  // cache update) share the first one's check, which names the node an in-order run fails at.
   void index_check_steps() {
     std::vector<std::pair<size_t, StepInfo>> checks;
+    std::set<std::pair<const Value*, std::vector<int64_t>>> seen;
     for (const auto& n : g_.nodes()) {
       std::optional<IndexCheck> check = index_check_of(*n);
       if (!check) continue;
@@ -339,6 +343,10 @@ private:
         check_constant_indices(*check);
         continue;
       }
+      std::vector<int64_t> sizes;
+      for (const IndexBound& b : check->bounds)
+        sizes.push_back(b.size);
+      if (!seen.emplace(check->indices, sizes).second) continue;
       StepInfo s;
       s.name = "check indices '" + check->indices->name + "' of " + n->describe();
       s.kind = StepKind::index_check;

@@ -28,21 +28,31 @@ Tensor ints(Shape shape, std::vector<int64_t> v) {
   return Tensor::from<int64_t>(std::move(shape), v);
 }
 
-// x f32[6, 4]; y = Relu(Gather(x, i, axis 0)), i given or computed as j + 2.
+// The indices "i" of a case: an input, or computed in the graph as j + 2 from an input j
+// (whose values are then the indices minus 2).
+void add_indices(IndexCase& c, const Shape& shape, bool computed) {
+  ModelBuilder& b = c.model;
+  if (!computed) {
+    b.input("i", DType::i64, shape);
+    c.indices_input = "i";
+    return;
+  }
+  c.name += "_computed";
+  c.indices_input = "j";
+  b.input("j", DType::i64, shape);
+  b.initializer("two", ints({1}, {2}));
+  b.node("Add", {"j", "two"}, {"i"}, "offset");
+  for (Tensor* t : {&c.good, &c.bad})
+    for (int64_t k = 0; k < t->numel(); ++k)
+      t->data<int64_t>()[k] -= 2;
+}
+
+// x f32[6, 4]; y = Relu(Gather(x, i [3], axis 0)).
 IndexCase gather_case(bool computed) {
-  IndexCase c{computed ? "gather_computed" : "gather", ModelBuilder(), computed ? "j" : "i",
-              ints({3}, {0, -1, 5}), ints({3}, {1, 6, 2})};
+  IndexCase c{"gather", ModelBuilder(), "", ints({3}, {0, -1, 5}), ints({3}, {1, 6, 2})};
   ModelBuilder& b = c.model;
   b.input("x", DType::f32, {6, 4});
-  if (computed) {
-    b.input("j", DType::i64, {3});
-    b.initializer("two", ints({1}, {2}));
-    b.node("Add", {"j", "two"}, {"i"}, "offset");
-    c.good = ints({3}, {-2, -8, 3});
-    c.bad = ints({3}, {0, 4, 1}); // 4 + 2 = 6
-  } else {
-    b.input("i", DType::i64, {3});
-  }
+  add_indices(c, {3}, computed);
   ModelBuilder::set_int(b.node("Gather", {"x", "i"}, {"g"}, "gather"), "axis", 0);
   b.node("Relu", {"g"}, {"y"}, "relu");
   b.output("y");
@@ -50,12 +60,12 @@ IndexCase gather_case(bool computed) {
 }
 
 // x f32[3, 5]; y = Neg(GatherElements(x, i [3, 2], axis 1)).
-IndexCase gather_elements_case() {
-  IndexCase c{"gather_elements", ModelBuilder(), "i", ints({3, 2}, {0, 4, -5, 2, 3, -1}),
+IndexCase gather_elements_case(bool computed) {
+  IndexCase c{"gather_elements", ModelBuilder(), "", ints({3, 2}, {0, 4, -5, 2, 3, -1}),
               ints({3, 2}, {0, 4, 1, 2, -6, 1})};
   ModelBuilder& b = c.model;
   b.input("x", DType::f32, {3, 5});
-  b.input("i", DType::i64, {3, 2});
+  add_indices(c, {3, 2}, computed);
   ModelBuilder::set_int(b.node("GatherElements", {"x", "i"}, {"g"}, "gather_elements"), "axis", 1);
   b.node("Neg", {"g"}, {"y"}, "neg");
   b.output("y");
@@ -63,12 +73,12 @@ IndexCase gather_elements_case() {
 }
 
 // x f32[4, 3, 2]; y = Relu(GatherND(x, i [2, 2])): tuples over axes 0 and 1.
-IndexCase gather_nd_case() {
-  IndexCase c{"gather_nd", ModelBuilder(), "i", ints({2, 2}, {3, 2, -4, -3}),
+IndexCase gather_nd_case(bool computed) {
+  IndexCase c{"gather_nd", ModelBuilder(), "", ints({2, 2}, {3, 2, -4, -3}),
               ints({2, 2}, {3, 1, 1, 3})}; // 3 is out of range for axis 1 only
   ModelBuilder& b = c.model;
   b.input("x", DType::f32, {4, 3, 2});
-  b.input("i", DType::i64, {2, 2});
+  add_indices(c, {2, 2}, computed);
   b.node("GatherND", {"x", "i"}, {"g"}, "gather_nd");
   b.node("Relu", {"g"}, {"y"}, "relu");
   b.output("y");
@@ -76,11 +86,11 @@ IndexCase gather_nd_case() {
 }
 
 // A cache f32[8, 4], donated, row i [1, 1] replaced by u: the KV-cache update of a decode step.
-IndexCase scatter_nd_case() {
-  IndexCase c{"scatter_nd", ModelBuilder(), "i", ints({1, 1}, {-3}), ints({1, 1}, {8}), {"cache"}};
+IndexCase scatter_nd_case(bool computed) {
+  IndexCase c{"scatter_nd", ModelBuilder(), "", ints({1, 1}, {-3}), ints({1, 1}, {8}), {"cache"}};
   ModelBuilder& b = c.model;
   b.input("cache", DType::f32, {8, 4});
-  b.input("i", DType::i64, {1, 1});
+  add_indices(c, {1, 1}, computed);
   b.input("u", DType::f32, {1, 4});
   b.node("ScatterND", {"cache", "i", "u"}, {"new_cache"}, "scatter_nd");
   b.output("new_cache");
@@ -88,12 +98,12 @@ IndexCase scatter_nd_case() {
 }
 
 // x f32[4, 3]; y = Relu(ScatterElements(x, i [2, 3], u, axis 0)).
-IndexCase scatter_elements_case() {
-  IndexCase c{"scatter_elements", ModelBuilder(), "i", ints({2, 3}, {0, 1, 2, 3, -4, -1}),
+IndexCase scatter_elements_case(bool computed) {
+  IndexCase c{"scatter_elements", ModelBuilder(), "", ints({2, 3}, {0, 1, 2, 3, -4, -1}),
               ints({2, 3}, {0, 1, 2, 3, -5, 1})};
   ModelBuilder& b = c.model;
   b.input("x", DType::f32, {4, 3});
-  b.input("i", DType::i64, {2, 3});
+  add_indices(c, {2, 3}, computed);
   b.input("u", DType::f32, {2, 3});
   ModelBuilder::set_int(b.node("ScatterElements", {"x", "i", "u"}, {"s"}, "scatter_elements"),
                         "axis", 0);
@@ -104,12 +114,13 @@ IndexCase scatter_elements_case() {
 
 std::vector<IndexCase> index_cases() {
   std::vector<IndexCase> cases;
-  cases.push_back(gather_case(false));
-  cases.push_back(gather_case(true));
-  cases.push_back(gather_elements_case());
-  cases.push_back(gather_nd_case());
-  cases.push_back(scatter_nd_case());
-  cases.push_back(scatter_elements_case());
+  for (bool computed : {false, true}) {
+    cases.push_back(gather_case(computed));
+    cases.push_back(gather_elements_case(computed));
+    cases.push_back(gather_nd_case(computed));
+    cases.push_back(scatter_nd_case(computed));
+    cases.push_back(scatter_elements_case(computed));
+  }
   return cases;
 }
 

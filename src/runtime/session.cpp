@@ -216,7 +216,9 @@ void Session::Impl::run_program(const ViewMap& in, const ViewMap& out) {
 Session::Session(const std::string& model_path, Options options) : impl_(std::make_unique<Impl>()) {
   check_options(options);
   impl_->options = std::move(options);
-  impl_->graph = std::make_unique<Graph>(import_onnx_file(model_path));
+  ImportOptions import;
+  import.dims = impl_->options.dims;
+  impl_->graph = std::make_unique<Graph>(import_onnx_file(model_path, import));
   canonicalize(*impl_->graph);
   impl_->check_donated();
   if (!target_for(impl_->options.target).compiles()) {

@@ -82,6 +82,10 @@ void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
   cmd->add_option("--donate", options.donate,
                   "a graph input the program may update in place (repeatable)");
   cmd->add_flag("--verbose,-v", options.verbose, "report lowering and compilation on stderr");
+  options.progress = true;
+  cmd->add_flag_function(
+      "--quiet,-q", [&options](int64_t) { options.progress = false; },
+      "no progress line on stderr while compiling");
 }
 
 HostTensorMap model_inputs(const std::vector<TensorSpec>& specs,

@@ -96,7 +96,10 @@ struct Options {
   std::string cache_dir;  // compiled-kernel cache; empty: the JIT's default
   std::string source_dir; // tree holding kernels/; empty: the one vtc was built from
   bool verbose = false;   // progress of lowering and compiling on stderr
-  int threads = 0;        // threads for kernels; 0: the OpenMP default (all cores)
+  // One updating line on stderr while importing, choosing the strategy and compiling, when
+  // stderr is a terminal (the command-line tool's default; --quiet turns it off).
+  bool progress = false;
+  int threads = 0; // threads for kernels; 0: the OpenMP default (all cores)
   // f32 matrix products on a library (OpenBLAS on cpu) instead of vtc's template; their
   // operands then stay physical.
   LibraryMode library = LibraryMode::automatic;

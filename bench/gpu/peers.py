@@ -1,0 +1,249 @@
+"""Times the peers of one case in one process: PyTorch eager, torch.compile in modes
+`default`, `reduce-overhead` and `max-autotune`, and JAX `jit` where a JAX version exists;
+measures the device's ceilings first; checks every peer's outputs against vtc's.
+
+The module is models/export_torch.py's, built as the export built it (torch.manual_seed(0),
+same factory, same element type), so it holds the weights of the ONNX file vtc ran; inputs
+are the case's .npy files. The decoder layers update their KV cache in place (index_copy_).
+Each system: a first call (compiling, timed as compile_s), warm-up calls, then `repeat`
+calls each timed by a CUDA event pair (wall clock on the cpu target), median and minimum;
+peak memory is torch.cuda.max_memory_allocated over the timed calls (weights, inputs,
+outputs and everything in between); then one more call's outputs are compared with vtc's.
+torch.compile reads and writes the inductor cache named by TORCHINDUCTOR_CACHE_DIR, so a
+warm-up run's max-autotune results serve the timed run. Results are written to --out after
+every system, so a process stopped by a timeout keeps what it finished.
+
+    python3 bench/gpu/peers.py --case CASE.json --inputs DIR --expected DIR --target cuda
+                               --systems torch_eager,torch_default,... --out FILE
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+
+import numpy as np
+
+import ceilings
+import jax_peers
+import outputs_check
+from cases import Case
+
+TORCH_MODES = {"torch_default": "default", "torch_reduce_overhead": "reduce-overhead",
+               "torch_max_autotune": "max-autotune"}
+TORCH_SYSTEMS = ["torch_eager", *TORCH_MODES]
+SYSTEMS = [*TORCH_SYSTEMS, "jax_jit"]
+
+
+class Results:
+    """The case's peer results, rewritten to `path` on every change."""
+
+    def __init__(self, path: str, case: Case):
+        self.path = path
+        self.doc = {"case": case.to_json(), "ceilings": None, "systems": {}, "versions": {}}
+
+    def set(self, key: str, value) -> None:
+        self.doc[key] = value
+        self.flush()
+
+    def system(self, name: str, value: dict) -> None:
+        self.doc["systems"][name] = value
+        self.flush()
+
+    def flush(self) -> None:
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.doc, f, indent=1)
+        os.replace(tmp, self.path)
+
+
+def unavailable(reason: str) -> dict:
+    return {"available": False, "reason": reason}
+
+
+def first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
+
+
+def load_inputs(directory: str) -> dict[str, np.ndarray]:
+    """Every NAME.npy of `directory`, by NAME."""
+    return {f[:-4]: np.load(os.path.join(directory, f))
+            for f in sorted(os.listdir(directory)) if f.endswith(".npy")}
+
+
+def torch_module(torch, case: Case, device):
+    import export_torch
+    from workloads import WORKLOADS
+
+    factory, names = export_torch.MODULES[case.workload]
+    torch.manual_seed(0)
+    module = factory(WORKLOADS[case.workload].configs[case.size]).eval()
+    module = module.to(device=device, dtype=export_torch.TORCH_TYPES[case.dtype])
+    for m in module.modules():
+        if hasattr(m, "in_place_cache"):
+            m.in_place_cache = True
+    return module, names
+
+
+def torch_inputs(torch, arrays: dict[str, np.ndarray], case: Case, device, order: list[str]):
+    """The model's inputs as tensors, in `order` (its arguments' order)."""
+    import export_torch
+
+    dtype = export_torch.TORCH_TYPES[case.dtype]
+    out = []
+    for name in order:
+        t = torch.from_numpy(arrays[name]).to(device)
+        out.append(t.to(dtype) if t.is_floating_point() else t)
+    return out
+
+
+def time_calls(torch, fn, repeat: int, on_gpu: bool) -> list[float]:
+    times = []
+    for _ in range(repeat):
+        if on_gpu:
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        else:
+            t0 = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
+def run_torch_system(torch, system: str, module, args_list, names, expected, case: Case,
+                     repeat: int, warmup: int, on_gpu: bool) -> dict:
+    if system == "torch_eager":
+        fn = module
+    else:
+        fn = torch.compile(module, mode=TORCH_MODES[system])
+    graphs = system in ("torch_reduce_overhead", "torch_max_autotune")
+
+    def call():
+        if graphs and on_gpu:
+            torch.compiler.cudagraph_mark_step_begin()
+        with torch.no_grad():
+            return fn(*args_list)
+
+    sync = torch.cuda.synchronize if on_gpu else (lambda: None)
+    t0 = time.perf_counter()
+    call()
+    sync()
+    compile_s = time.perf_counter() - t0
+    for _ in range(warmup):
+        call()
+    sync()
+    if on_gpu:
+        torch.cuda.reset_peak_memory_stats()
+    times = time_calls(torch, call, repeat, on_gpu)
+    peak = torch.cuda.max_memory_allocated() if on_gpu else None
+    result = call()
+    result = result if isinstance(result, tuple) else (result,)
+    actual = {n: r.detach().float().cpu().numpy() for n, r in zip(names, result)}
+    sync()
+    record = {"available": True, "median_ms": statistics.median(times), "min_ms": min(times),
+              "first_call_s": round(compile_s, 3), "peak_bytes": peak,
+              "check": outputs_check.check(actual, expected, case.tolerance)}
+    del fn, result, actual
+    return record
+
+
+def run_torch(torch, case: Case, systems: list[str], inputs_dir: str, order: list[str],
+              expected, results, repeat: int, warmup: int, target: str) -> None:
+    on_gpu = target == "cuda"
+    if on_gpu and not torch.cuda.is_available():
+        for s in systems:
+            results.system(s, unavailable("torch sees no GPU"))
+        return
+    device = torch.device("cuda" if on_gpu else "cpu")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    module, names = torch_module(torch, case, device)
+    arrays = load_inputs(inputs_dir)
+    args_list = torch_inputs(torch, arrays, case, device, order)
+    for system in systems:
+        print(f"peers: {case.name}: {system} ...", flush=True)
+        try:
+            record = run_torch_system(torch, system, module, args_list, names, expected, case,
+                                      repeat, warmup, on_gpu)
+            ok = "ok" if record["check"]["ok"] else "CHECK FAILED " + record["check"]["problem"]
+            print(f"peers: {case.name}: {system}: median {record['median_ms']:.3f} ms, "
+                  f"first call {record['first_call_s']:.1f} s, outputs {ok}", flush=True)
+        except Exception as e:
+            traceback.print_exc()
+            record = unavailable(first_line(e))
+        results.system(system, record)
+        torch._dynamo.reset()
+        gc.collect()
+        if on_gpu:
+            torch.cuda.empty_cache()
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--case", required=True, help="JSON object of cases.Case fields")
+    parser.add_argument("--inputs", required=True)
+    parser.add_argument("--input-order", required=True,
+                        help="the module's arguments: input names, comma-separated")
+    parser.add_argument("--expected", required=True, help="vtc's outputs (NAME.npy)")
+    parser.add_argument("--target", choices=["cpu", "cuda"], default="cuda")
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    case = Case(**json.loads(args.case))
+    systems = [s for s in args.systems.split(",") if s]
+    for s in systems:
+        if s not in SYSTEMS:
+            parser.error(f"unknown system {s}; known: {', '.join(SYSTEMS)}")
+    results = Results(args.out, case)
+    try:
+        import torch
+        results.doc["versions"]["torch"] = torch.__version__
+    except ImportError as e:
+        torch = None
+        no_torch = f"no torch ({first_line(e)})"
+    results.set("ceilings", ceilings.measure(torch, args.target, case.dtype))
+
+    try:
+        expected = load_inputs(args.expected)
+        if not expected:
+            raise FileNotFoundError(f"no .npy in {args.expected}")
+    except Exception as e:
+        for s in systems:
+            results.system(s, unavailable(f"vtc's outputs to check against: {first_line(e)}"))
+        return 1
+
+    torch_systems = [s for s in systems if s in TORCH_SYSTEMS]
+    if torch_systems:
+        if torch is None:
+            for s in torch_systems:
+                results.system(s, unavailable(no_torch))
+        else:
+            run_torch(torch, case, torch_systems, args.inputs, args.input_order.split(","),
+                      expected, results, args.repeat, args.warmup, args.target)
+    if "jax_jit" in systems:
+        try:
+            record = jax_peers.run(case, load_inputs(args.inputs), expected, args.repeat,
+                                   args.warmup, args.target)
+        except Exception as e:
+            traceback.print_exc()
+            record = unavailable(first_line(e))
+        results.system("jax_jit", record)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

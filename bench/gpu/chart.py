@@ -36,6 +36,7 @@ def write(path: str, entries: list[dict], systems: list[str], labels: dict) -> s
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         write_raster(path, data, [labels[s] for s in systems])
         return f"{path} (no matplotlib: built-in raster)"
@@ -47,6 +48,8 @@ def write(path: str, entries: list[dict], systems: list[str], labels: dict) -> s
         ax.bar(xs, ys, width, label=labels[s], color=[c / 255 for c in COLORS[i % 7]])
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xticks(range(len(data)))
     ax.set_xticklabels([d[0] for d in data], rotation=30, ha="right")
     ax.set_ylabel("latency / best peer (lower is better)")

@@ -1,10 +1,12 @@
-"""JAX `jit` as a peer, for the workloads that have a JAX version.
+"""JAX `jit` as a peer, for the workloads that have a JAX version: the decoder layers
+(jax_decoder.py). Vision models have none: they are recorded as unavailable with the reason.
 
-A JAX version is a function `build(case, arrays) -> (fn, args, output_names)` registered in
-VERSIONS: `fn` is jitted, takes `args` (device arrays holding the case's inputs and the torch
-module's weights, so it computes the function vtc ran) and returns the outputs in
-`output_names`' order. None is written yet; every case is recorded as unavailable with the
-reason, and the rest of the run is unaffected.
+A version is `build(case, arrays, weights, jnp, jax, device) -> (call, state, names)`:
+`call(state)` runs one step and returns (outputs in `names`' order, the next state), so a
+donated KV cache is fed back as a decode loop does. The weights are the torch module's (its
+state_dict) or, without torch, the ONNX generators' initializers: the function vtc ran.
+Timing is a wall clock around a blocking call (JAX has no CUDA events), median of `repeat`;
+peak memory is the device's peak_bytes_in_use where JAX reports it.
 """
 
 from __future__ import annotations
@@ -12,34 +14,81 @@ from __future__ import annotations
 import statistics
 import time
 
-VERSIONS: dict = {}
+import numpy as np
+
+import jax_decoder
+import outputs_check
+
+DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
+DECODER_INPUTS = ("x", "past_k", "past_v", "pos", "mask")
 
 
-def run(case, arrays: dict, expected: dict, repeat: int, warmup: int, target: str) -> dict:
+def decoder_version(case, arrays, weights, jnp, jax, device):
+    from workloads import WORKLOADS
+
+    cfg = WORKLOADS[case.workload].configs[case.size]
+    dt = getattr(jnp, DTYPES[case.dtype])
+    params = {k: jax.device_put(jnp.asarray(v, dt), device) for k, v in weights.items()}
+    gemma = case.workload.startswith("gemma2")
+
+    def step(x, past_k, past_v, pos, mask):
+        return jax_decoder.decoder_layer(jnp, jax, params, cfg, gemma, x, past_k, past_v, pos,
+                                         mask)
+
+    jitted = jax.jit(step, donate_argnums=(1, 2))  # the KV cache updated in place
+    state = [jax.device_put(jnp.asarray(arrays[n], dt if arrays[n].dtype.kind == "f" else None),
+                            device) for n in DECODER_INPUTS]
+
+    def call(s):
+        y, k, v = jitted(*s)
+        return (y, k, v), [s[0], k, v, s[3], s[4]]
+
+    return call, state, ["y", "present_k", "present_v"]
+
+
+VERSIONS = {"llama3_layer": decoder_version, "gemma2_local": decoder_version,
+            "gemma2_global": decoder_version}
+
+
+def device_for(jax, target: str):
+    if target == "cuda":
+        gpus = [d for d in jax.devices() if d.platform == "gpu"]
+        return gpus[0] if gpus else None
+    return jax.devices("cpu")[0]
+
+
+def run(case, arrays: dict, expected: dict, repeat: int, warmup: int, target: str,
+        weights: dict | None) -> dict:
     if case.workload not in VERSIONS:
         return {"available": False, "reason": f"no JAX version of {case.workload}"}
     try:
         import jax
+        import jax.numpy as jnp
     except ImportError as e:
         return {"available": False, "reason": f"no jax ({e})"}
-    import numpy as np
-
-    import outputs_check
-
-    fn, args, names = VERSIONS[case.workload](case, arrays)
-    jitted = jax.jit(fn)
+    if weights is None:
+        return {"available": False, "reason": "no weights for the JAX version"}
+    device = device_for(jax, target)
+    if device is None:
+        return {"available": False, "reason": "jax sees no GPU"}
+    call, state, names = VERSIONS[case.workload](case, arrays, weights, jnp, jax, device)
     t0 = time.perf_counter()
-    jax.block_until_ready(jitted(*args))
+    out, state = call(state)
+    jax.block_until_ready(out)
     first_call_s = time.perf_counter() - t0
     for _ in range(warmup):
-        jax.block_until_ready(jitted(*args))
+        out, state = call(state)
+    jax.block_until_ready(out)
     times = []
-    for _ in range(repeat):  # JAX has no CUDA events: wall clock around a blocking call
+    for _ in range(repeat):
         t0 = time.perf_counter()
-        jax.block_until_ready(jitted(*args))
+        out, state = call(state)
+        jax.block_until_ready(out)
         times.append((time.perf_counter() - t0) * 1e3)
-    out = jitted(*args)
-    actual = {n: np.asarray(o, np.float32) for n, o in zip(names, out)}
+    out, state = call(state)
+    actual = {n: np.asarray(o.astype(jnp.float32)) for n, o in zip(names, out)}
+    stats = device.memory_stats() if hasattr(device, "memory_stats") else None
     return {"available": True, "median_ms": statistics.median(times), "min_ms": min(times),
-            "first_call_s": round(first_call_s, 3), "peak_bytes": None,
-            "timer": "wall clock", "check": outputs_check.check(actual, expected, case.tolerance)}
+            "first_call_s": round(first_call_s, 3),
+            "peak_bytes": (stats or {}).get("peak_bytes_in_use"), "timer": "wall clock",
+            "check": outputs_check.check(actual, expected, case.tolerance)}

@@ -9,6 +9,8 @@ Each system: a first call (compiling, timed as compile_s), warm-up calls, then `
 calls each timed by a CUDA event pair (wall clock on the cpu target), median and minimum;
 peak memory is torch.cuda.max_memory_allocated over the timed calls (weights, inputs,
 outputs and everything in between); then one more call's outputs are compared with vtc's.
+The JAX version (jax_peers.py, decoder layers only) takes the torch module's weights, or
+without torch the ONNX generators' initializers, and is timed with a wall clock.
 torch.compile reads and writes the inductor cache named by TORCHINDUCTOR_CACHE_DIR, so a
 warm-up run's max-autotune results serve the timed run. Results are written to --out after
 every system, so a process stopped by a timeout keeps what it finished.
@@ -31,6 +33,7 @@ import traceback
 import numpy as np
 
 import ceilings
+import jax_decoder
 import jax_peers
 import outputs_check
 from cases import Case
@@ -160,16 +163,19 @@ def run_torch_system(torch, system: str, module, args_list, names, expected, cas
 
 
 def run_torch(torch, case: Case, systems: list[str], inputs_dir: str, order: list[str],
-              expected, results, repeat: int, warmup: int, target: str) -> None:
+              expected, results, repeat: int, warmup: int, target: str):
+    """Runs the torch systems; returns the module's weights for the JAX version (or None)."""
     on_gpu = target == "cuda"
     if on_gpu and not torch.cuda.is_available():
         for s in systems:
             results.system(s, unavailable("torch sees no GPU"))
-        return
+        return None
     device = torch.device("cuda" if on_gpu else "cpu")
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     module, names = torch_module(torch, case, device)
+    weights = jax_decoder.params_from_torch(module.state_dict()) \
+        if case.workload in jax_peers.VERSIONS else None
     arrays = load_inputs(inputs_dir)
     args_list = torch_inputs(torch, arrays, case, device, order)
     for system in systems:
@@ -188,6 +194,11 @@ def run_torch(torch, case: Case, systems: list[str], inputs_dir: str, order: lis
         gc.collect()
         if on_gpu:
             torch.cuda.empty_cache()
+    del module, args_list
+    gc.collect()
+    if on_gpu:
+        torch.cuda.empty_cache()
+    return weights
 
 
 def main(argv: list[str]) -> int:
@@ -197,6 +208,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--input-order", required=True,
                         help="the module's arguments: input names, comma-separated")
     parser.add_argument("--expected", required=True, help="vtc's outputs (NAME.npy)")
+    parser.add_argument("--model", required=True, help="the ONNX file vtc ran")
+    parser.add_argument("--model-source", choices=["torch", "generate"], required=True,
+                        help="who wrote it (prepare.py): its weights' names")
     parser.add_argument("--target", choices=["cpu", "cuda"], default="cuda")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--repeat", type=int, default=50)
@@ -227,17 +241,28 @@ def main(argv: list[str]) -> int:
         return 1
 
     torch_systems = [s for s in systems if s in TORCH_SYSTEMS]
-    if torch_systems:
-        if torch is None:
+    weights = None
+    if torch is None:
+        for s in torch_systems:
+            results.system(s, unavailable(no_torch))
+    else:
+        # Also builds the module when only JAX runs: its weights are the JAX version's.
+        try:
+            weights = run_torch(torch, case, torch_systems, args.inputs,
+                                args.input_order.split(","), expected, results, args.repeat,
+                                args.warmup, args.target)
+        except Exception as e:  # the module or its inputs could not be built
+            traceback.print_exc()
             for s in torch_systems:
-                results.system(s, unavailable(no_torch))
-        else:
-            run_torch(torch, case, torch_systems, args.inputs, args.input_order.split(","),
-                      expected, results, args.repeat, args.warmup, args.target)
+                if s not in results.doc["systems"]:
+                    results.system(s, unavailable(first_line(e)))
     if "jax_jit" in systems:
         try:
+            if weights is None and torch is None and args.model_source == "generate" \
+                    and case.workload in jax_peers.VERSIONS:
+                weights = jax_decoder.params_from_onnx(args.model)  # the generators' names
             record = jax_peers.run(case, load_inputs(args.inputs), expected, args.repeat,
-                                   args.warmup, args.target)
+                                   args.warmup, args.target, weights)
         except Exception as e:
             traceback.print_exc()
             record = unavailable(first_line(e))

@@ -160,8 +160,11 @@ def main(argv: list[str]) -> int:
     entries = merge_cases(runs)
     s = summary(entries)
     os.makedirs(args.out, exist_ok=True)
-    text = ["Times: median ms (CUDA events on cuda); '!' a peer whose outputs differ from vtc's "
-            "(not a best peer); speedup = best peer / vtc greedy.", "",
+    text = ["Times: median ms after warm-up (vtc: wall clock around a run and its wait; torch: "
+            "CUDA events; jax: wall clock around a blocking call).",
+            "'!' a peer whose outputs differ from vtc's (never the best peer); speedup = best "
+            "peer / vtc greedy; peak MB: vtc's arena + weights + bound tensors, torch's "
+            "max_memory_allocated.", "",
             *table_lines(entries), "", *notes_lines(entries), "", summary_line(s)]
     with open(os.path.join(args.out, "gpu-bench.txt"), "w") as f:
         f.write("\n".join(text) + "\n")

@@ -19,12 +19,17 @@ import numpy as np
 MASK_VALUE = -32768.0
 
 
+def short_name(key: str, sep: str) -> str:
+    """"attn.qkv_proj.weight" -> "qkv_proj", "attn/cos_table" -> "cos_table"."""
+    parts = key.split(sep)
+    return parts[-2] if parts[-1] == "weight" and len(parts) > 1 else parts[-1]
+
+
 def params_from_torch(state_dict: dict) -> dict[str, np.ndarray]:
     """{"attn.qkv_proj.weight": [out, in], ...} (torch tensors) -> short names, [in, out]."""
     params = {}
     for key, t in state_dict.items():
-        parts = key.split(".")
-        name = parts[-2] if parts[-1] == "weight" else parts[-1]
+        name = short_name(key, ".")
         if name == "key_positions":
             continue
         a = t.detach().float().cpu().numpy()
@@ -39,8 +44,7 @@ def params_from_onnx(path: str) -> dict[str, np.ndarray]:
 
     params = {}
     for init in onnx.load(path).graph.initializer:
-        parts = init.name.split("/")
-        name = parts[-2] if parts[-1] == "weight" else parts[-1]
+        name = short_name(init.name, "/")
         if name.endswith(("_proj", "_norm")) or name in ("cos_table", "sin_table"):
             params[name] = numpy_helper.to_array(init).astype(np.float32)
     return params

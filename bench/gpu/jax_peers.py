@@ -91,4 +91,5 @@ def run(case, arrays: dict, expected: dict, repeat: int, warmup: int, target: st
     return {"available": True, "median_ms": statistics.median(times), "min_ms": min(times),
             "first_call_s": round(first_call_s, 3),
             "peak_bytes": (stats or {}).get("peak_bytes_in_use"), "timer": "wall clock",
+            "version": jax.__version__,
             "check": outputs_check.check(actual, expected, case.tolerance)}

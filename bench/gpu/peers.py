@@ -3,9 +3,11 @@
 measures the device's ceilings first; checks every peer's outputs against vtc's.
 
 The module is models/export_torch.py's, built as the export built it (torch.manual_seed(0),
-same factory, same element type), so it holds the weights of the ONNX file vtc ran; inputs
-are the case's .npy files. The decoder layers update their KV cache in place (index_copy_).
-Each system: a first call (compiling, timed as compile_s), warm-up calls, then `repeat`
+same factory, same element type), so it holds the weights of the ONNX file vtc ran (a model
+written by the generators instead has its weights loaded into the module: decoder layers
+only); inputs are the case's .npy files. The decoder layers update their KV cache in place
+(index_copy_). Each system: a first call (compiling, timed as first_call_s), warm-up calls,
+then `repeat`
 calls each timed by a CUDA event pair (wall clock on the cpu target), median and minimum;
 peak memory is torch.cuda.max_memory_allocated over the timed calls (weights, inputs,
 outputs and everything in between); then one more call's outputs are compared with vtc's.
@@ -15,8 +17,9 @@ torch.compile reads and writes the inductor cache named by TORCHINDUCTOR_CACHE_D
 warm-up run's max-autotune results serve the timed run. Results are written to --out after
 every system, so a process stopped by a timeout keeps what it finished.
 
-    python3 bench/gpu/peers.py --case CASE.json --inputs DIR --expected DIR --target cuda
-                               --systems torch_eager,torch_default,... --out FILE
+    python3 bench/gpu/peers.py --case CASE_JSON --inputs DIR --input-order x,past_k,...
+        --expected DIR --model M.onnx --model-source torch|generate --target cuda
+        --systems torch_eager,torch_default,... --out FILE
 """
 
 from __future__ import annotations
@@ -81,13 +84,34 @@ def load_inputs(directory: str) -> dict[str, np.ndarray]:
             for f in sorted(os.listdir(directory)) if f.endswith(".npy")}
 
 
-def torch_module(torch, case: Case, device):
+def load_generator_weights(torch, module, case: Case, model: str) -> None:
+    """Gives a decoder layer the weights of the ONNX generators' model (`prepare.py --source
+    generate`, for a vtc that cannot import the torch export); vision models' names do not
+    map, so they cannot run on such a model."""
+    if case.workload not in jax_peers.VERSIONS:
+        raise ValueError(f"{case.workload}: the generators' weights do not map onto the torch "
+                         "module (export the model from torch: prepare.py --source torch)")
+    params = jax_decoder.params_from_onnx(model)
+    with torch.no_grad():
+        for key, t in module.state_dict().items():
+            short = jax_decoder.short_name(key, ".")
+            if short == "key_positions":
+                continue
+            value = params[short].T if short.endswith("_proj") else params[short]
+            if tuple(value.shape) != tuple(t.shape):
+                raise ValueError(f"{key}: generator's {short} is {list(value.shape)}")
+            t.copy_(torch.from_numpy(np.ascontiguousarray(value)))
+
+
+def torch_module(torch, case: Case, device, model: str, model_source: str):
     import export_torch
     from workloads import WORKLOADS
 
     factory, names = export_torch.MODULES[case.workload]
     torch.manual_seed(0)
     module = factory(WORKLOADS[case.workload].configs[case.size]).eval()
+    if model_source == "generate":
+        load_generator_weights(torch, module, case, model)
     module = module.to(device=device, dtype=export_torch.TORCH_TYPES[case.dtype])
     for m in module.modules():
         if hasattr(m, "in_place_cache"):
@@ -163,7 +187,8 @@ def run_torch_system(torch, system: str, module, args_list, names, expected, cas
 
 
 def run_torch(torch, case: Case, systems: list[str], inputs_dir: str, order: list[str],
-              expected, results, repeat: int, warmup: int, target: str):
+              expected, results, repeat: int, warmup: int, target: str, model: str,
+              model_source: str):
     """Runs the torch systems; returns the module's weights for the JAX version (or None)."""
     on_gpu = target == "cuda"
     if on_gpu and not torch.cuda.is_available():
@@ -173,7 +198,7 @@ def run_torch(torch, case: Case, systems: list[str], inputs_dir: str, order: lis
     device = torch.device("cuda" if on_gpu else "cpu")
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    module, names = torch_module(torch, case, device)
+    module, names = torch_module(torch, case, device, model, model_source)
     weights = jax_decoder.params_from_torch(module.state_dict()) \
         if case.workload in jax_peers.VERSIONS else None
     arrays = load_inputs(inputs_dir)
@@ -250,7 +275,7 @@ def main(argv: list[str]) -> int:
         try:
             weights = run_torch(torch, case, torch_systems, args.inputs,
                                 args.input_order.split(","), expected, results, args.repeat,
-                                args.warmup, args.target)
+                                args.warmup, args.target, args.model, args.model_source)
         except Exception as e:  # the module or its inputs could not be built
             traceback.print_exc()
             for s in torch_systems:

@@ -73,7 +73,8 @@ def system_cell(e: dict, name: str) -> str:
     s = e["systems"][name]
     if not s.get("available"):
         return "n/a"
-    mark = "" if name.startswith("vtc") or s.get("check", {}).get("ok") else "!"
+    ok = s.get("check", {}).get("ok")
+    mark = "" if name.startswith("vtc") or ok else ("?" if ok is None else "!")
     return fmt(s["median_ms"]) + mark
 
 
@@ -110,6 +111,8 @@ def notes_lines(entries: list[dict]) -> list[str]:
             s = e["systems"][name]
             if not s.get("available"):
                 lines.append(f"  {LABELS[name]}: n/a: {s.get('reason')}")
+            elif s.get("check") and s["check"]["ok"] is None:
+                lines.append(f"  {LABELS[name]}: {s['check']['problem']}")
             elif s.get("check") and not s["check"]["ok"]:
                 lines.append(f"  {LABELS[name]}: OUTPUTS DIFFER FROM VTC'S: "
                              f"{s['check']['problem']}")
@@ -119,7 +122,8 @@ def notes_lines(entries: list[dict]) -> list[str]:
             lines.append(f"  floor {fl['floor_ms']:.4f} ms ({fl['bound']}-bound): "
                          f"{b['total'] / 1e6:.1f} MB (weights {b['weights'] / 1e6:.1f}, inputs "
                          f"{b['inputs'] / 1e6:.1f}, outputs {b['outputs'] / 1e6:.1f}), "
-                         f"{fl['flops'] / 1e9:.2f} GFLOP")
+                         + (f"{fl['flops'] / 1e9:.2f} GFLOP" if fl["flops"] is not None
+                            else "FLOPs unknown (vtc did not run)"))
         else:
             lines.append(f"  floor n/a: {fl.get('reason')}")
         c = e.get("ceilings") or {}
@@ -162,7 +166,8 @@ def main(argv: list[str]) -> int:
     os.makedirs(args.out, exist_ok=True)
     text = ["Times: median ms after warm-up (vtc: wall clock around a run and its wait; torch: "
             "CUDA events; jax: wall clock around a blocking call).",
-            "'!' a peer whose outputs differ from vtc's (never the best peer); speedup = best "
+            "'!' a peer whose outputs differ from vtc's, '?' one unchecked (neither is ever "
+            "the best peer); speedup = best "
             "peer / vtc greedy; peak MB: vtc's arena + weights + bound tensors, torch's "
             "max_memory_allocated.", "",
             *table_lines(entries), "", *notes_lines(entries), "", summary_line(s)]

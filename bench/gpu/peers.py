@@ -208,7 +208,7 @@ def run_torch(torch, case: Case, systems: list[str], inputs_dir: str, order: lis
         try:
             record = run_torch_system(torch, system, module, args_list, names, expected, case,
                                       repeat, warmup, on_gpu)
-            ok = "ok" if record["check"]["ok"] else "CHECK FAILED " + record["check"]["problem"]
+            ok = "ok" if record["check"]["ok"] else "NOT OK: " + record["check"]["problem"]
             print(f"peers: {case.name}: {system}: median {record['median_ms']:.3f} ms, "
                   f"first call {record['first_call_s']:.1f} s, outputs {ok}", flush=True)
         except Exception as e:
@@ -256,14 +256,9 @@ def main(argv: list[str]) -> int:
         no_torch = f"no torch ({first_line(e)})"
     results.set("ceilings", ceilings.measure(torch, args.target, case.dtype))
 
-    try:
-        expected = load_inputs(args.expected)
-        if not expected:
-            raise FileNotFoundError(f"no .npy in {args.expected}")
-    except Exception as e:
-        for s in systems:
-            results.system(s, unavailable(f"vtc's outputs to check against: {first_line(e)}"))
-        return 1
+    expected = None  # vtc failed: the peers are timed, unchecked
+    if os.path.isdir(args.expected):
+        expected = load_inputs(args.expected) or None
 
     torch_systems = [s for s in systems if s in TORCH_SYSTEMS]
     weights = None

@@ -97,17 +97,18 @@ def case_record(case, prepared: dict | None, vtc: dict | None, vtc_reason: str |
     record["speedup_over_best_peer"] = (best_ms / greedy["median_ms"]
                                         if best_ms and greedy.get("available") else None)
     record["failed_checks"] = [n for n in PEER_SYSTEMS if systems[n].get("available")
-                               and not systems[n].get("check", {}).get("ok")]
+                               and systems[n].get("check", {}).get("ok") is False]
 
     flops = floor_mod.program_flops(vtc["strategies"]["greedy"]) \
-        if vtc and "greedy" in vtc["strategies"] else 0
+        if vtc and "greedy" in vtc["strategies"] else None  # unknown: the floor is bytes only
     have = ceilings and ceilings.get("available")
     if floor_bytes is not None:
-        f = floor_mod.floor_ms(floor_bytes.total, flops,
+        f = floor_mod.floor_ms(floor_bytes.total, flops or 0,
                                ceilings["copy_bytes_per_s"] if have else None,
                                ceilings["matrix_flops_per_s"] if have else None)
         record["floor"] = {**f, "bytes": floor_bytes.to_json(), "flops": flops,
-                           "flops_source": "vtc's per-step estimates (greedy)"}
+                           "flops_source": "vtc's per-step estimates (greedy)"
+                           if flops is not None else "unknown (vtc did not run)"}
     else:
         record["floor"] = {"floor_ms": None, "reason": "no model bytes"}
     if not have:

@@ -49,6 +49,11 @@ def run_vtc(args, case: Case, prepared: dict, case_dir: str, cache: str,
     json_path = os.path.join(case_dir, "vtc.json")
     out_dir = os.path.join(case_dir, "vtc_outputs")
     repeat, warmup = timing
+    for stale in (json_path, out_dir):  # a failed run must leave nothing of an earlier one
+        if os.path.isdir(stale):
+            shutil.rmtree(stale)
+        elif os.path.exists(stale):
+            os.remove(stale)
     cmd = [args.vtc, "bench", prepared["model"], "--target", args.target,
            "--strategies", "none,greedy", "--repeat", str(repeat), "--warmup", str(warmup),
            "--json", json_path, "--output-dir", out_dir, "--cache-dir", cache, "--top", "0"]
@@ -142,10 +147,8 @@ def run_case(args, case: Case, prepared: dict | None, cache: str, timing) -> dic
     else:
         vtc, vtc_reason = run_vtc(args, case, prepared, case_dir, os.path.join(cache, "vtc"),
                                   timing)
-        if vtc is None:
-            peers, peers_reason = None, f"no vtc outputs to check against ({vtc_reason})"
-        else:
-            peers, peers_reason = run_peers(args, case, prepared, case_dir, cache, timing)
+        # Without vtc's outputs the peers still run, unchecked (never a best peer).
+        peers, peers_reason = run_peers(args, case, prepared, case_dir, cache, timing)
         fb = model_bytes(case, prepared)
     cold_path = os.path.join(cache, "vtc-cold", case.name + ".json")
     vtc_cold = None

@@ -142,6 +142,14 @@ class RecordTest(unittest.TestCase):
         self.assertAlmostEqual(r["peak_mb"]["torch_eager"], 8.0)
         self.assertEqual((r["copies_before"], r["copies_after"]), (5, 1))
 
+    def test_unchecked_peer_is_never_best(self):
+        fast = peer(0.1)
+        fast["check"] = outputs_check.check({}, None, 1e-2)
+        self.assertIsNone(fast["check"]["ok"])
+        r = self.make(torch_eager=peer(3.0), jax_jit=fast)
+        self.assertEqual(r["best_peer"], "torch_eager")
+        self.assertEqual(r["failed_checks"], [])
+
     def test_floor_and_breakdown(self):
         r = self.make(torch_eager=peer(3.0))
         self.assertAlmostEqual(r["floor_ms"], 6_000_000 / 4e12 * 1e3)

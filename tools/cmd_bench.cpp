@@ -13,6 +13,7 @@
 // peer can be checked against them.
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <fmt/core.h>
 #include <fstream>
@@ -38,6 +39,7 @@ struct BenchArgs {
   int repeat = 20;
   int warmup = 3;
   int top = 10;
+  int rotate = 1; // sets of bound tensors, used in turn
   uint64_t seed = 0;
   std::string python = "python3";
   std::vector<std::string> strategies{"none", "type1", "greedy"};
@@ -71,7 +73,6 @@ struct Measured {
   std::vector<double> step_ms; // median per step over the timed runs
 };
 
-// Times `repeat` runs after `warmup`; donated inputs are updated in place, as in decoding.
 // A view of `t`'s shape and dtype over a new device buffer of m's (holding t's bytes when
 // `upload`).
 TensorView device_view(Measured& m, const Tensor& t, bool upload) {
@@ -82,28 +83,51 @@ TensorView device_view(Measured& m, const Tensor& t, bool upload) {
   return v;
 }
 
-void measure(Measured& m, HostTensorMap inputs, const BenchArgs& args) {
+// One set of the tensors a run binds.
+struct Bound {
+  ViewMap in, out;
+};
+
+// `sets` sets of the model's inputs (each holding `inputs`' values) and outputs, a donated
+// input's output in its input's buffer; in device memory on cuda, else in `host`.
+std::vector<Bound> bind_sets(Measured& m, const HostTensorMap& inputs, int sets, bool on_device,
+                             std::deque<Tensor>& host) {
+  std::vector<Bound> bound(sets);
+  for (Bound& b : bound) {
+    for (const auto& [name, t] : inputs)
+      b.in.emplace(name,
+                   on_device ? device_view(m, t, true) : TensorView::of(host.emplace_back(t)));
+    for (const TensorSpec& spec : m.session->outputs()) {
+      if (!spec.aliased_input.empty()) {
+        b.out.emplace(spec.name, b.in.at(spec.aliased_input));
+        continue;
+      }
+      Tensor& t = host.emplace_back(spec.type);
+      b.out.emplace(spec.name, on_device ? device_view(m, t, false) : TensorView::of(t));
+    }
+  }
+  return bound;
+}
+
+// Times `repeat` runs after `warmup`, run i on set i % --rotate of the bound tensors (so
+// inputs that fit in a cache are not read from it every run); donated inputs are updated in
+// place, as in decoding.
+void measure(Measured& m, const HostTensorMap& inputs, const BenchArgs& args) {
   Session& s = *m.session;
   const bool on_device = args.target == TargetKind::cuda;
-  HostTensorMap outputs;
-  ViewMap in, out;
-  for (auto& [name, t] : inputs)
-    in.emplace(name, on_device ? device_view(m, t, true) : TensorView::of(t));
-  for (const TensorSpec& spec : s.outputs()) {
-    if (!spec.aliased_input.empty()) {
-      out.emplace(spec.name, in.at(spec.aliased_input));
-      continue;
-    }
-    Tensor& t = outputs.emplace(spec.name, Tensor(spec.type)).first->second;
-    out.emplace(spec.name, on_device ? device_view(m, t, false) : TensorView::of(t));
-  }
+  std::deque<Tensor> host;
+  std::vector<Bound> sets = bind_sets(m, inputs, args.rotate, on_device, host);
+  auto run = [&](Session& session, int i) {
+    const Bound& b = sets[size_t(i) % sets.size()];
+    session.run(b.in, b.out);
+  };
   for (int i = 0; i < args.warmup; ++i)
-    s.run(in, out);
+    run(s, i);
   std::vector<double> times;
   std::vector<std::vector<double>> steps(s.program().steps.size());
   for (int i = 0; i < args.repeat; ++i) {
     auto start = std::chrono::steady_clock::now();
-    s.run(in, out);
+    run(s, i);
     times.push_back(seconds_since(start) * 1e3);
     for (size_t k = 0; k < steps.size(); ++k)
       steps[k].push_back(s.last_step_times()[k] * 1e3);
@@ -118,11 +142,11 @@ void measure(Measured& m, HostTensorMap inputs, const BenchArgs& args) {
     o.time_steps = true;
     Session timed(args.model, o);
     for (int i = 0; i < std::max(1, args.warmup); ++i)
-      timed.run(in, out);
+      run(timed, i);
     for (size_t k = 0; k < steps.size(); ++k)
       steps[k].clear();
     for (int i = 0; i < args.repeat; ++i) {
-      timed.run(in, out);
+      run(timed, i);
       for (size_t k = 0; k < steps.size(); ++k)
         steps[k].push_back(timed.last_step_times()[k] * 1e3);
     }
@@ -204,6 +228,7 @@ void write_json(const BenchArgs& args, const std::vector<Measured>& runs, const 
                         {"target", target_kind_name(args.target)},
                         {"repeat", args.repeat},
                         {"warmup", args.warmup},
+                        {"rotate", args.rotate},
                         {"threads", runs.front().session->threads()},
                         {"strategies", std::move(strategies)},
                         {"onnxruntime", std::move(peer)}};
@@ -244,6 +269,7 @@ int bench(const BenchArgs& args) {
   VTC_CHECK(args.repeat >= 1 && args.warmup >= 0) << "--repeat must be >= 1 and --warmup >= 0 (got "
                                                   << args.repeat << ", " << args.warmup << ")";
   VTC_CHECK(!args.strategies.empty()) << "--strategies: none given";
+  VTC_CHECK(args.rotate >= 1) << "--rotate must be >= 1 (got " << args.rotate << ")";
   std::vector<Measured> runs;
   HostTensorMap inputs;
   bool have_inputs = false;
@@ -324,6 +350,10 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--repeat", args->repeat, "timed runs per strategy")->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "untimed runs first")->capture_default_str();
   cmd->add_option("--top", args->top, "steps to list in the time breakdown")->capture_default_str();
+  cmd->add_option("--rotate", args->rotate,
+                  "sets of inputs and outputs the runs use in turn (inputs that fit in a cache "
+                  "are then not read from it every run)")
+      ->capture_default_str();
   cmd->add_option("--seed", args->seed, "seed for the random inputs");
   cmd->add_option("--input,-i", args->inputs,
                   "NAME=FILE (.npy or .pb); inputs not given get seeded random values");

@@ -58,7 +58,8 @@ def device_for(jax, target: str):
 
 
 def run(case, arrays: dict, expected: dict, repeat: int, warmup: int, target: str,
-        weights: dict | None) -> dict:
+        weights: dict | None, rotate: int = 1) -> dict:
+    """Times the case's JAX version; call i uses state i % rotate (copies of the inputs)."""
     if case.workload not in VERSIONS:
         return {"available": False, "reason": f"no JAX version of {case.workload}"}
     try:
@@ -72,20 +73,24 @@ def run(case, arrays: dict, expected: dict, repeat: int, warmup: int, target: st
     if device is None:
         return {"available": False, "reason": "jax sees no GPU"}
     call, state, names = VERSIONS[case.workload](case, arrays, weights, jnp, jax, device)
+    states = [state] + [[jnp.copy(a) for a in state] for _ in range(rotate - 1)]
+
+    def step(i):
+        out, states[i % len(states)] = call(states[i % len(states)])
+        return out
+
     t0 = time.perf_counter()
-    out, state = call(state)
-    jax.block_until_ready(out)
+    jax.block_until_ready(step(0))
     first_call_s = time.perf_counter() - t0
-    for _ in range(warmup):
-        out, state = call(state)
-    jax.block_until_ready(out)
+    for i in range(warmup):
+        out = step(1 + i)
+    jax.block_until_ready(states)
     times = []
-    for _ in range(repeat):
+    for i in range(repeat):
         t0 = time.perf_counter()
-        out, state = call(state)
-        jax.block_until_ready(out)
+        jax.block_until_ready(step(1 + warmup + i))
         times.append((time.perf_counter() - t0) * 1e3)
-    out, state = call(state)
+    out = step(0)
     actual = {n: np.asarray(o.astype(jnp.float32)) for n, o in zip(names, out)}
     stats = device.memory_stats() if hasattr(device, "memory_stats") else None
     return {"available": True, "median_ms": statistics.median(times), "min_ms": min(times),

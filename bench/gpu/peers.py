@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import os
 import statistics
@@ -149,19 +150,21 @@ def time_calls(torch, fn, repeat: int, on_gpu: bool) -> list[float]:
     return times
 
 
-def run_torch_system(torch, system: str, module, args_list, names, expected, case: Case,
+def run_torch_system(torch, system: str, module, arg_sets, names, expected, case: Case,
                      repeat: int, warmup: int, on_gpu: bool) -> dict:
+    """Times `system`; call i takes arg_sets[i % len(arg_sets)]."""
     if system == "torch_eager":
         fn = module
     else:
         fn = torch.compile(module, mode=TORCH_MODES[system])
     graphs = system in ("torch_reduce_overhead", "torch_max_autotune")
+    calls = itertools.count()
 
     def call():
         if graphs and on_gpu:
             torch.compiler.cudagraph_mark_step_begin()
         with torch.no_grad():
-            return fn(*args_list)
+            return fn(*arg_sets[next(calls) % len(arg_sets)])
 
     sync = torch.cuda.synchronize if on_gpu else (lambda: None)
     t0 = time.perf_counter()
@@ -188,7 +191,7 @@ def run_torch_system(torch, system: str, module, args_list, names, expected, cas
 
 def run_torch(torch, case: Case, systems: list[str], inputs_dir: str, order: list[str],
               expected, results, repeat: int, warmup: int, target: str, model: str,
-              model_source: str):
+              model_source: str, rotate: int):
     """Runs the torch systems; returns the module's weights for the JAX version (or None)."""
     on_gpu = target == "cuda"
     if on_gpu and not torch.cuda.is_available():
@@ -202,11 +205,12 @@ def run_torch(torch, case: Case, systems: list[str], inputs_dir: str, order: lis
     weights = jax_decoder.params_from_torch(module.state_dict()) \
         if case.workload in jax_peers.VERSIONS else None
     arrays = load_inputs(inputs_dir)
-    args_list = torch_inputs(torch, arrays, case, device, order)
+    first = torch_inputs(torch, arrays, case, device, order)
+    arg_sets = [first] + [[t.clone() for t in first] for _ in range(rotate - 1)]
     for system in systems:
         print(f"peers: {case.name}: {system} ...", flush=True)
         try:
-            record = run_torch_system(torch, system, module, args_list, names, expected, case,
+            record = run_torch_system(torch, system, module, arg_sets, names, expected, case,
                                       repeat, warmup, on_gpu)
             ok = "ok" if record["check"]["ok"] else "NOT OK: " + record["check"]["problem"]
             print(f"peers: {case.name}: {system}: median {record['median_ms']:.3f} ms, "
@@ -219,7 +223,7 @@ def run_torch(torch, case: Case, systems: list[str], inputs_dir: str, order: lis
         gc.collect()
         if on_gpu:
             torch.cuda.empty_cache()
-    del module, args_list
+    del module, arg_sets, first
     gc.collect()
     if on_gpu:
         torch.cuda.empty_cache()
@@ -240,6 +244,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--rotate", type=int, default=1,
+                        help="sets of inputs and outputs the calls use in turn")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     case = Case(**json.loads(args.case))
@@ -270,7 +276,8 @@ def main(argv: list[str]) -> int:
         try:
             weights = run_torch(torch, case, torch_systems, args.inputs,
                                 args.input_order.split(","), expected, results, args.repeat,
-                                args.warmup, args.target, args.model, args.model_source)
+                                args.warmup, args.target, args.model, args.model_source,
+                                args.rotate)
         except Exception as e:  # the module or its inputs could not be built
             traceback.print_exc()
             for s in torch_systems:
@@ -282,7 +289,7 @@ def main(argv: list[str]) -> int:
                     and case.workload in jax_peers.VERSIONS:
                 weights = jax_decoder.params_from_onnx(args.model)  # the generators' names
             record = jax_peers.run(case, load_inputs(args.inputs), expected, args.repeat,
-                                   args.warmup, args.target, weights)
+                                   args.warmup, args.target, weights, args.rotate)
         except Exception as e:
             traceback.print_exc()
             record = unavailable(first_line(e))

@@ -34,7 +34,7 @@ import time
 import floor as floor_mod
 import merge
 import record as record_mod
-from cases import ROOT, WORKLOADS, Case, make_cases
+from cases import ROOT, WORKLOADS, Case, make_cases, rotation
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -44,7 +44,7 @@ def tail(text: str, n: int = 2000) -> str:
 
 
 def run_vtc(args, case: Case, prepared: dict, case_dir: str, cache: str,
-            timing: tuple[int, int]) -> tuple[dict | None, str | None]:
+            timing: tuple[int, int], rotate: int) -> tuple[dict | None, str | None]:
     """`vtc bench --json`; returns (its JSON, None) or (None, why not)."""
     json_path = os.path.join(case_dir, "vtc.json")
     out_dir = os.path.join(case_dir, "vtc_outputs")
@@ -56,7 +56,8 @@ def run_vtc(args, case: Case, prepared: dict, case_dir: str, cache: str,
             os.remove(stale)
     cmd = [args.vtc, "bench", prepared["model"], "--target", args.target,
            "--strategies", "none,greedy", "--repeat", str(repeat), "--warmup", str(warmup),
-           "--json", json_path, "--output-dir", out_dir, "--cache-dir", cache, "--top", "0"]
+           "--json", json_path, "--output-dir", out_dir, "--cache-dir", cache, "--top", "0",
+           "--rotate", str(rotate)]
     for name, path in sorted(prepared["inputs"].items()):
         cmd += ["--input", f"{name}={path}"]
     if args.vtc_threads:
@@ -91,7 +92,7 @@ def run_vtc(args, case: Case, prepared: dict, case_dir: str, cache: str,
 
 
 def run_peers(args, case: Case, prepared: dict, case_dir: str, cache: str,
-              timing: tuple[int, int]) -> tuple[dict | None, str | None]:
+              timing: tuple[int, int], rotate: int) -> tuple[dict | None, str | None]:
     out = os.path.join(case_dir, "peers.json")
     repeat, warmup = timing
     cmd = [args.python, os.path.join(HERE, "peers.py"), "--case", json.dumps(case.to_json()),
@@ -100,7 +101,7 @@ def run_peers(args, case: Case, prepared: dict, case_dir: str, cache: str,
            "--model", prepared["model"], "--model-source", prepared["source"],
            "--expected", os.path.join(case_dir, "vtc_outputs"), "--target", args.target,
            "--systems", ",".join(args.peer_systems), "--repeat", str(repeat),
-           "--warmup", str(warmup), "--out", out]
+           "--warmup", str(warmup), "--rotate", str(rotate), "--out", out]
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "inductor"),
                TORCHINDUCTOR_FX_GRAPH_CACHE="1", TORCHINDUCTOR_AUTOGRAD_CACHE="1",
                XLA_PYTHON_CLIENT_PREALLOCATE="false")  # JAX shares the GPU with torch
@@ -139,17 +140,19 @@ def model_bytes(case: Case, prepared: dict):
 def run_case(args, case: Case, prepared: dict | None, cache: str, timing) -> dict:
     case_dir = os.path.join(args.out, case.name)
     os.makedirs(case_dir, exist_ok=True)
+    rotate = 1
     if prepared is None or "error" in prepared:
         why = (prepared or {}).get("error", "not prepared")
         vtc = peers = None
         vtc_reason = peers_reason = f"model not prepared: {why}"
         fb = None
     else:
-        vtc, vtc_reason = run_vtc(args, case, prepared, case_dir, os.path.join(cache, "vtc"),
-                                  timing)
-        # Without vtc's outputs the peers still run, unchecked (never a best peer).
-        peers, peers_reason = run_peers(args, case, prepared, case_dir, cache, timing)
         fb = model_bytes(case, prepared)
+        rotate = args.rotate or (rotation(fb.inputs + fb.outputs) if fb else 1)
+        vtc, vtc_reason = run_vtc(args, case, prepared, case_dir, os.path.join(cache, "vtc"),
+                                  timing, rotate)
+        # Without vtc's outputs the peers still run, unchecked (never a best peer).
+        peers, peers_reason = run_peers(args, case, prepared, case_dir, cache, timing, rotate)
     cold_path = os.path.join(cache, "vtc-cold", case.name + ".json")
     vtc_cold = None
     if vtc is not None:
@@ -162,6 +165,7 @@ def run_case(args, case: Case, prepared: dict | None, cache: str, timing) -> dic
                 vtc_cold = json.load(f)
     rec = record_mod.case_record(case, prepared, vtc, vtc_reason, peers, peers_reason, fb,
                                  vtc_cold=vtc_cold)
+    rec["rotate"] = rotate
     if not args.keep_outputs:
         shutil.rmtree(os.path.join(case_dir, "vtc_outputs"), ignore_errors=True)
     with open(os.path.join(case_dir, "record.json"), "w") as f:
@@ -191,6 +195,9 @@ def main(argv: list[str]) -> int:
                         help="run everything once untimed, to fill the caches")
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--warmup-calls", type=int, default=10)
+    parser.add_argument("--rotate", type=int, default=0,
+                        help="sets of inputs/outputs used in turn (0: enough to span twice the "
+                        "L2 when one set fits in it)")
     parser.add_argument("--vtc-timeout", type=int, default=400)
     parser.add_argument("--peer-timeout", type=int, default=540)
     parser.add_argument("--vtc-threads", type=int, default=0,

@@ -21,7 +21,7 @@ import floor
 import merge
 import outputs_check
 import record
-from cases import Case, make_cases
+from cases import Case, make_cases, rotation
 
 
 def vtc_json(none_ms=2.0, greedy_ms=1.0, copies=(5, 1)) -> dict:
@@ -249,6 +249,13 @@ class CasesTest(unittest.TestCase):
         self.assertEqual(make_cases(["yolo11n"], [1], "small")[0].dtype, "f32")
         with self.assertRaises(ValueError):
             make_cases(["nope"], [1], "full")
+
+    def test_rotation(self):
+        self.assertEqual(rotation(34_000_000), 4)  # Llama b1: the KV cache fits in the L2
+        self.assertEqual(rotation(13_000_000), 10)
+        self.assertEqual(rotation(300_000), 32)  # capped
+        self.assertEqual(rotation(60_000_000), 1)
+        self.assertEqual(rotation(0), 1)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,8 @@ def main(argv: list[str]) -> int:
         if not s["step_times"] or not all({"ms", "bytes", "flops", "kind"} <= set(t)
                                           for t in s["step_times"]):
             fail(f"vtc.json: {strategy}'s step_times incomplete")
+    if vtc["rotate"] != 32:
+        fail(f"vtc bench rotated {vtc['rotate']} sets; the small layer's tensors need 32")
     if vtc["strategies"]["greedy"]["copies"] >= vtc["strategies"]["none"]["copies"]:
         fail("greedy should leave fewer copy steps than none on the Llama layer")
     outputs = sorted(os.listdir(os.path.join(out, CASE, "vtc_outputs")))

@@ -105,7 +105,8 @@ def table_lines(entries: list[dict]) -> list[str]:
 def notes_lines(entries: list[dict]) -> list[str]:
     out = []
     for e in entries:
-        title = f"{e['workload']} {e['dtype']} b{e['batch']} ({e.get('model_source') or '?'})"
+        title = (f"{e['workload']} {e['dtype']} b{e['batch']} (model from "
+                 f"{e.get('model_source') or '?'}, {e.get('rotate', 1)} input set(s) in turn)")
         lines = []
         for name in SYSTEMS:
             s = e["systems"][name]

@@ -5,12 +5,12 @@ measures the device's ceilings first; checks every peer's outputs against vtc's.
 The module is models/export_torch.py's, built as the export built it (torch.manual_seed(0),
 same factory, same element type), so it holds the weights of the ONNX file vtc ran (a model
 written by the generators instead has its weights loaded into the module: decoder layers
-only); inputs are the case's .npy files. The decoder layers update their KV cache in place
-(index_copy_). Each system: a first call (compiling, timed as first_call_s), warm-up calls,
-then `repeat`
-calls each timed by a CUDA event pair (wall clock on the cpu target), median and minimum;
-peak memory is torch.cuda.max_memory_allocated over the timed calls (weights, inputs,
-outputs and everything in between); then one more call's outputs are compared with vtc's.
+only); inputs are the case's .npy files, rotated over --rotate copies. The decoder layers
+update their KV cache in place (index_copy_). Each system: a first call (compiling, timed as
+first_call_s), warm-up calls, then `repeat` calls each timed by a CUDA event pair (wall clock
+on the cpu target), median and minimum; peak memory is torch.cuda.max_memory_allocated over
+the timed calls (weights, inputs, outputs and everything in between, less the rotation's
+extra input copies); then one more call's outputs are compared with vtc's.
 The JAX version (jax_peers.py, decoder layers only) takes the torch module's weights, or
 without torch the ONNX generators' initializers, and is timed with a wall clock.
 torch.compile reads and writes the inductor cache named by TORCHINDUCTOR_CACHE_DIR, so a
@@ -177,13 +177,16 @@ def run_torch_system(torch, system: str, module, arg_sets, names, expected, case
     if on_gpu:
         torch.cuda.reset_peak_memory_stats()
     times = time_calls(torch, call, repeat, on_gpu)
-    peak = torch.cuda.max_memory_allocated() if on_gpu else None
+    # The rotation's extra input copies are the benchmark's, not the model's: not counted.
+    extra = sum(t.numel() * t.element_size() for a in arg_sets[1:] for t in a)
+    peak = torch.cuda.max_memory_allocated() - extra if on_gpu else None
     result = call()
     result = result if isinstance(result, tuple) else (result,)
     actual = {n: r.detach().float().cpu().numpy() for n, r in zip(names, result)}
     sync()
     record = {"available": True, "median_ms": statistics.median(times), "min_ms": min(times),
               "first_call_s": round(compile_s, 3), "peak_bytes": peak,
+              "rotation_bytes_not_counted": extra,
               "check": outputs_check.check(actual, expected, case.tolerance)}
     del fn, result, actual
     return record

@@ -26,6 +26,7 @@ import datetime
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -37,10 +38,6 @@ import record as record_mod
 from cases import ROOT, WORKLOADS, Case, make_cases, rotation
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def tail(text: str, n: int = 2000) -> str:
-    return text[-n:] if text else ""
 
 
 def run_vtc(args, case: Case, prepared: dict, case_dir: str, cache: str,
@@ -106,14 +103,20 @@ def run_peers(args, case: Case, prepared: dict, case_dir: str, cache: str,
                TORCHINDUCTOR_FX_GRAPH_CACHE="1", TORCHINDUCTOR_AUTOGRAD_CACHE="1",
                XLA_PYTHON_CLIENT_PREALLOCATE="false")  # JAX shares the GPU with torch
     print(f"run: {case.name}: peers ...", flush=True)
+    if os.path.exists(out):
+        os.remove(out)
     reason = None
     with open(os.path.join(case_dir, "peers.log"), "w") as log:
+        # Its own process group, so that a timeout also ends inductor's compile workers.
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
+                             start_new_session=True)
         try:
-            r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, text=True, env=env,
-                               timeout=args.peer_timeout)
-            if r.returncode != 0:
-                reason = f"peers process exit {r.returncode} (see {case.name}/peers.log)"
+            rc = p.wait(timeout=args.peer_timeout)
+            if rc != 0:
+                reason = f"peers process exit {rc} (see {case.name}/peers.log)"
         except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
             reason = f"peers process timed out after {args.peer_timeout} s"
     if not os.path.exists(out):
         return None, reason or "peers process wrote nothing"

@@ -11,8 +11,9 @@ first_call_s), warm-up calls, then `repeat` calls each timed by a CUDA event pai
 on the cpu target), median and minimum; peak memory is torch.cuda.max_memory_allocated over
 the timed calls (weights, inputs, outputs and everything in between, less the rotation's
 extra input copies); then one more call's outputs are compared with vtc's.
-The JAX version (jax_peers.py, decoder layers only) takes the torch module's weights, or
-without torch the ONNX generators' initializers, and is timed with a wall clock.
+The JAX version (jax_peers.py, decoder layers only) runs in a second process of its own
+(`--systems jax_jit`), with the torch module's weights written by the first (--weights-out),
+or the ONNX generators' initializers for their models; it is timed with a wall clock.
 torch.compile reads and writes the inductor cache named by TORCHINDUCTOR_CACHE_DIR, so a
 warm-up run's max-autotune results serve the timed run. Results are written to --out after
 every system, so a process stopped by a timeout keeps what it finished.
@@ -249,6 +250,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--rotate", type=int, default=1,
                         help="sets of inputs and outputs the calls use in turn")
+    parser.add_argument("--weights-out", help="write the JAX version's weights here (.npz)")
+    parser.add_argument("--weights", help="the JAX version's weights (.npz of --weights-out)")
+    parser.add_argument("--no-ceilings", action="store_true", help="measure no ceilings")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     case = Case(**json.loads(args.case))
@@ -257,30 +261,36 @@ def main(argv: list[str]) -> int:
         if s not in SYSTEMS:
             parser.error(f"unknown system {s}; known: {', '.join(SYSTEMS)}")
     results = Results(args.out, case)
-    try:
-        import torch
-        results.doc["versions"]["torch"] = torch.__version__
-    except ImportError as e:
-        torch = None
-        no_torch = f"no torch ({first_line(e)})"
-    results.set("ceilings", ceilings.measure(torch, args.target, case.dtype))
+    torch_systems = [s for s in systems if s in TORCH_SYSTEMS]
+    # JAX runs in a process of its own (run.py), without torch's CUDA libraries beside it.
+    need_torch = bool(torch_systems or args.weights_out) or \
+        (not args.no_ceilings and args.target == "cuda")
+    torch, no_torch = None, "torch not loaded"
+    if need_torch:
+        try:
+            import torch
+            results.doc["versions"]["torch"] = torch.__version__
+        except ImportError as e:
+            no_torch = f"no torch ({first_line(e)})"
+    if not args.no_ceilings:
+        results.set("ceilings", ceilings.measure(torch, args.target, case.dtype))
 
     expected = None  # vtc failed: the peers are timed, unchecked
     if os.path.isdir(args.expected):
         expected = load_inputs(args.expected) or None
 
-    torch_systems = [s for s in systems if s in TORCH_SYSTEMS]
-    weights = None
     if torch is None:
         for s in torch_systems:
             results.system(s, unavailable(no_torch))
-    else:
+    elif torch_systems or args.weights_out:
         # Also builds the module when only JAX runs: its weights are the JAX version's.
         try:
             weights = run_torch(torch, case, torch_systems, args.inputs,
                                 args.input_order.split(","), expected, results, args.repeat,
                                 args.warmup, args.target, args.model, args.model_source,
                                 args.rotate)
+            if args.weights_out and weights is not None:
+                np.savez(args.weights_out, **weights)
         except Exception as e:  # the module or its inputs could not be built
             traceback.print_exc()
             for s in torch_systems:
@@ -288,11 +298,18 @@ def main(argv: list[str]) -> int:
                     results.system(s, unavailable(first_line(e)))
     if "jax_jit" in systems:
         try:
-            if weights is None and torch is None and args.model_source == "generate" \
-                    and case.workload in jax_peers.VERSIONS:
+            weights = None
+            if args.weights and os.path.exists(args.weights):
+                with np.load(args.weights) as f:
+                    weights = dict(f)
+            elif args.model_source == "generate" and case.workload in jax_peers.VERSIONS:
                 weights = jax_decoder.params_from_onnx(args.model)  # the generators' names
             record = jax_peers.run(case, load_inputs(args.inputs), expected, args.repeat,
                                    args.warmup, args.target, weights, args.rotate)
+            if record["available"]:
+                ok = "ok" if record["check"]["ok"] else "NOT OK: " + record["check"]["problem"]
+                print(f"peers: {case.name}: jax_jit: median {record['median_ms']:.3f} ms, "
+                      f"first call {record['first_call_s']:.1f} s, outputs {ok}", flush=True)
         except Exception as e:
             traceback.print_exc()
             record = unavailable(first_line(e))

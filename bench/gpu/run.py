@@ -3,8 +3,8 @@ models/, every system measured in the same run, with the floor, memory and vtc's
 
 For each case (workload x batch): prepare.py writes the ONNX model and seeded inputs (once,
 into the cache folder); `vtc bench --json` times strategies none and greedy and writes
-greedy's outputs; peers.py, a separate process, measures the ceilings, times the peers and
-checks their outputs against vtc's. Every part is optional: a system that cannot run (no
+greedy's outputs; peers.py measures the ceilings, times the torch peers and checks their
+outputs against vtc's in one process, and JAX in a second (each with its own CUDA libraries). Every part is optional: a system that cannot run (no
 torch, no GPU, no JAX version, a timeout) is recorded as unavailable with its reason. The run
 ends with merge.py's table, JSON and chart in OUT.
 
@@ -88,47 +88,76 @@ def run_vtc(args, case: Case, prepared: dict, case_dir: str, cache: str,
     return doc, None
 
 
-def run_peers(args, case: Case, prepared: dict, case_dir: str, cache: str,
-              timing: tuple[int, int], rotate: int) -> tuple[dict | None, str | None]:
-    out = os.path.join(case_dir, "peers.json")
+def peers_process(args, case: Case, prepared: dict, case_dir: str, cache: str, timing,
+                  rotate: int, systems: list[str], name: str,
+                  extra: list[str]) -> tuple[dict | None, str | None]:
+    """One peers.py process over `systems`, its results in CASE/NAME.json and NAME.log."""
+    out = os.path.join(case_dir, name + ".json")
+    log_path = os.path.join(case_dir, name + ".log")
     repeat, warmup = timing
     cmd = [args.python, os.path.join(HERE, "peers.py"), "--case", json.dumps(case.to_json()),
            "--inputs", os.path.dirname(next(iter(prepared["inputs"].values()))),
            "--input-order", ",".join(prepared["input_order"]),
            "--model", prepared["model"], "--model-source", prepared["source"],
            "--expected", os.path.join(case_dir, "vtc_outputs"), "--target", args.target,
-           "--systems", ",".join(args.peer_systems), "--repeat", str(repeat),
-           "--warmup", str(warmup), "--rotate", str(rotate), "--out", out]
+           "--systems", ",".join(systems), "--repeat", str(repeat),
+           "--warmup", str(warmup), "--rotate", str(rotate), "--out", out, *extra]
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "inductor"),
                TORCHINDUCTOR_FX_GRAPH_CACHE="1", TORCHINDUCTOR_AUTOGRAD_CACHE="1",
-               XLA_PYTHON_CLIENT_PREALLOCATE="false")  # JAX shares the GPU with torch
-    print(f"run: {case.name}: peers ...", flush=True)
+               XLA_PYTHON_CLIENT_PREALLOCATE="false")  # JAX allocates as it goes
+    print(f"run: {case.name}: {name} ({','.join(systems) or 'ceilings'}) ...", flush=True)
     if os.path.exists(out):
         os.remove(out)
     reason = None
-    with open(os.path.join(case_dir, "peers.log"), "w") as log:
+    with open(log_path, "w") as log:
         # Its own process group, so that a timeout also ends inductor's compile workers.
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
                              start_new_session=True)
         try:
             rc = p.wait(timeout=args.peer_timeout)
             if rc != 0:
-                reason = f"peers process exit {rc} (see {case.name}/peers.log)"
+                reason = f"{name} process exit {rc} (see {case.name}/{name}.log)"
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
-            reason = f"peers process timed out after {args.peer_timeout} s"
-    if not os.path.exists(out):
-        return None, reason or "peers process wrote nothing"
-    with open(out) as f:
-        doc = json.load(f)
-    for name in args.peer_systems:
-        doc["systems"].setdefault(name, {"available": False,
-                                         "reason": reason or "peers process skipped it"})
-    with open(os.path.join(case_dir, "peers.log")) as f:
+            reason = f"{name} process timed out after {args.peer_timeout} s"
+    with open(log_path) as f:
         for line in f:
             if line.startswith("peers: ") and "median" in line:
                 print("  " + line.rstrip(), flush=True)
+    if not os.path.exists(out):
+        return None, reason or f"{name} process wrote nothing"
+    with open(out) as f:
+        doc = json.load(f)
+    for s in systems:
+        doc["systems"].setdefault(s, {"available": False,
+                                      "reason": reason or f"{name} process skipped it"})
+    return doc, reason
+
+
+def run_peers(args, case: Case, prepared: dict, case_dir: str, cache: str, timing,
+              rotate: int) -> tuple[dict | None, str | None]:
+    """The ceilings and torch systems in one process, JAX in another (each its own CUDA
+    libraries); the torch process hands the JAX one its module's weights."""
+    torch_systems = [s for s in args.peer_systems if s != "jax_jit"]
+    want_jax = "jax_jit" in args.peer_systems
+    weights = os.path.join(case_dir, "jax_weights.npz")
+    if os.path.exists(weights):
+        os.remove(weights)
+    extra = ["--weights-out", weights] if want_jax and prepared["source"] == "torch" else []
+    doc, reason = peers_process(args, case, prepared, case_dir, cache, timing, rotate,
+                                torch_systems, "peers", extra)
+    if want_jax:
+        jax_doc, jax_reason = peers_process(
+            args, case, prepared, case_dir, cache, timing, rotate, ["jax_jit"], "peers_jax",
+            ["--no-ceilings"] + (["--weights", weights] if os.path.exists(weights) else []))
+        if os.path.exists(weights):
+            os.remove(weights)
+        jax_record = (jax_doc or {}).get("systems", {}).get("jax_jit") or {
+            "available": False, "reason": jax_reason or "peers_jax process wrote nothing"}
+        if doc is None:
+            doc = {"ceilings": None, "systems": {}}
+        doc["systems"]["jax_jit"] = jax_record
     return doc, reason
 
 

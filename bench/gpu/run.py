@@ -4,9 +4,10 @@ models/, every system measured in the same run, with the floor, memory and vtc's
 For each case (workload x batch): prepare.py writes the ONNX model and seeded inputs (once,
 into the cache folder); `vtc bench --json` times strategies none and greedy and writes
 greedy's outputs; peers.py measures the ceilings, times the torch peers and checks their
-outputs against vtc's in one process, and JAX in a second (each with its own CUDA libraries). Every part is optional: a system that cannot run (no
-torch, no GPU, no JAX version, a timeout) is recorded as unavailable with its reason. The run
-ends with merge.py's table, JSON and chart in OUT.
+outputs against vtc's in one process, and JAX in a second (each with its own CUDA
+libraries). Every part is optional: a system that cannot run (no torch, no GPU, no JAX
+version, a timeout) is recorded as unavailable with its reason. The run ends with merge.py's
+table, JSON and chart in OUT.
 
 A run should stay under 10 minutes on the GPU machine, so the set is split over a few runs
 (README.md, "GPU benchmark") and merged. torch.compile max-autotune takes minutes per model:

@@ -80,7 +80,7 @@ def case_record(case, prepared: dict | None, vtc: dict | None, vtc_reason: str |
     peer_systems = (peers or {}).get("systems", {})
     for name in PEER_SYSTEMS:
         systems[name] = peer_systems.get(name) or {
-            "available": False, "reason": peers_reason or "not asked for"}
+            "available": False, "reason": peers_reason or "skipped (--skip)"}
     ceilings = (peers or {}).get("ceilings")
     best, best_ms = best_peer(systems)
     greedy = systems["vtc_greedy"]

@@ -44,10 +44,12 @@ def write(path: str, entries: list[dict], systems: list[str], labels: dict) -> s
     width = 0.8 / len(systems)
     for i, s in enumerate(systems):
         xs = [k + (i - len(systems) / 2 + 0.5) * width for k in range(len(data))]
-        ys = [r[i] if r[i] is not None else 0 for _, r in data]
-        ax.bar(xs, ys, width, label=labels[s], color=[c / 255 for c in COLORS[i % 7]])
+        ys = [r[i] if r[i] is not None else float("nan") for _, r in data]
+        bars = ax.bar(xs, ys, width, label=labels[s], color=[c / 255 for c in COLORS[i % 7]])
+        ax.bar_label(bars, fmt="%.2f", fontsize=5, rotation=90, padding=1)
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
     ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xticks(range(len(data)))

@@ -40,6 +40,16 @@ def write(path: str, entries: list[dict], systems: list[str], labels: dict) -> s
     except ImportError:
         write_raster(path, data, [labels[s] for s in systems])
         return f"{path} (no matplotlib: built-in raster)"
+    try:
+        write_matplotlib(path, data, systems, labels, plt, matplotlib)
+        return f"{path} (matplotlib)"
+    except Exception as e:  # an older matplotlib, say: the chart must still be written
+        write_raster(path, data, [labels[s] for s in systems])
+        return f"{path} (matplotlib failed: {type(e).__name__}: {e}; built-in raster)"
+
+
+def write_matplotlib(path: str, data, systems: list[str], labels: dict, plt,
+                     matplotlib) -> None:
     fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(data)), 4.5))
     width = 0.8 / len(systems)
     for i, s in enumerate(systems):
@@ -59,7 +69,6 @@ def write(path: str, entries: list[dict], systems: list[str], labels: dict) -> s
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
-    return f"{path} (matplotlib)"
 
 
 # 3x5 glyphs, rows top to bottom, '1' a pixel.

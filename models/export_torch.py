@@ -92,6 +92,10 @@ class DecodeAttention(nn.Module):
         self.register_buffer("sin_table", torch.from_numpy(sin))
         self.register_buffer("key_positions", torch.arange(cfg.cache_len))
         self.merged_qkv = merged_qkv
+        # The KV cache updated in place (index_copy_, as HF's StaticCache does) instead of a
+        # new cache: what a framework's decode step runs. The ONNX export keeps the
+        # out-of-place form (ONNX has no in-place update); bench/gpu times the in-place one.
+        self.in_place_cache = False
 
     def forward(self, x, past_k, past_v, pos, mask):
         b = x.shape[0]
@@ -107,8 +111,12 @@ class DecodeAttention(nn.Module):
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
 
-        present_k = past_k.index_copy(2, pos, k)
-        present_v = past_v.index_copy(2, pos, v)
+        if self.in_place_cache:
+            present_k = past_k.index_copy_(2, pos, k)
+            present_v = past_v.index_copy_(2, pos, v)
+        else:
+            present_k = past_k.index_copy(2, pos, k)
+            present_v = past_v.index_copy(2, pos, v)
         groups = self.heads // self.kv_heads
         shape = (b, self.kv_heads, groups, self.cache_len, self.head_dim)
         keys = present_k[:, :, : self.cache_len][:, :, None].expand(shape)

@@ -7,14 +7,23 @@
 // framework's tensors would be), each run replays the program's CUDA graphs and waits for
 // them, the breakdown comes from one more run with every step timed by CUDA events, and the
 // peer is left to the GPU benchmark (onnxruntime here runs on the CPU).
+// --json FILE writes the same figures as structured values for bench/gpu (medians per
+// strategy, memory, copy steps, compile times, every step's time with its bytes and flops);
+// --input binds inputs from files and --output-dir writes the last strategy's outputs, so a
+// peer can be checked against them.
 #include <algorithm>
 #include <chrono>
+#include <deque>
+#include <filesystem>
 #include <fmt/core.h>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "device/cuda_device.h"
 #include "device/cuda_objects.h"
+#include "frontend/tensor_io.h"
 #include "lower/program.h"
 #include "onnxruntime_peer.h"
 #include "session_cli.h"
@@ -30,8 +39,13 @@ struct BenchArgs {
   int repeat = 20;
   int warmup = 3;
   int top = 10;
+  int rotate = 1; // sets of bound tensors, used in turn
   uint64_t seed = 0;
   std::string python = "python3";
+  std::vector<std::string> strategies{"none", "type1", "greedy"};
+  std::vector<std::string> inputs; // NAME=FILE
+  std::string json;                // --json FILE
+  std::string output_dir;          // --output-dir DIR
   Options options;
 };
 
@@ -55,10 +69,10 @@ struct Measured {
   std::unique_ptr<Session> session;
   std::vector<device::DeviceBuffer> device_tensors; // cuda: the bound inputs and outputs
   double median_ms = 0, min_ms = 0;
+  double ready_s = 0;          // Session construction: import, strategy, lowering, compile
   std::vector<double> step_ms; // median per step over the timed runs
 };
 
-// Times `repeat` runs after `warmup`; donated inputs are updated in place, as in decoding.
 // A view of `t`'s shape and dtype over a new device buffer of m's (holding t's bytes when
 // `upload`).
 TensorView device_view(Measured& m, const Tensor& t, bool upload) {
@@ -69,28 +83,51 @@ TensorView device_view(Measured& m, const Tensor& t, bool upload) {
   return v;
 }
 
-void measure(Measured& m, HostTensorMap inputs, const BenchArgs& args) {
+// One set of the tensors a run binds.
+struct Bound {
+  ViewMap in, out;
+};
+
+// `sets` sets of the model's inputs (each holding `inputs`' values) and outputs, a donated
+// input's output in its input's buffer; in device memory on cuda, else in `host`.
+std::vector<Bound> bind_sets(Measured& m, const HostTensorMap& inputs, int sets, bool on_device,
+                             std::deque<Tensor>& host) {
+  std::vector<Bound> bound(sets);
+  for (Bound& b : bound) {
+    for (const auto& [name, t] : inputs)
+      b.in.emplace(name,
+                   on_device ? device_view(m, t, true) : TensorView::of(host.emplace_back(t)));
+    for (const TensorSpec& spec : m.session->outputs()) {
+      if (!spec.aliased_input.empty()) {
+        b.out.emplace(spec.name, b.in.at(spec.aliased_input));
+        continue;
+      }
+      Tensor& t = host.emplace_back(spec.type);
+      b.out.emplace(spec.name, on_device ? device_view(m, t, false) : TensorView::of(t));
+    }
+  }
+  return bound;
+}
+
+// Times `repeat` runs after `warmup`, run i on set i % --rotate of the bound tensors (so
+// inputs that fit in a cache are not read from it every run); donated inputs are updated in
+// place, as in decoding.
+void measure(Measured& m, const HostTensorMap& inputs, const BenchArgs& args) {
   Session& s = *m.session;
   const bool on_device = args.target == TargetKind::cuda;
-  HostTensorMap outputs;
-  ViewMap in, out;
-  for (auto& [name, t] : inputs)
-    in.emplace(name, on_device ? device_view(m, t, true) : TensorView::of(t));
-  for (const TensorSpec& spec : s.outputs()) {
-    if (!spec.aliased_input.empty()) {
-      out.emplace(spec.name, in.at(spec.aliased_input));
-      continue;
-    }
-    Tensor& t = outputs.emplace(spec.name, Tensor(spec.type)).first->second;
-    out.emplace(spec.name, on_device ? device_view(m, t, false) : TensorView::of(t));
-  }
+  std::deque<Tensor> host;
+  std::vector<Bound> sets = bind_sets(m, inputs, args.rotate, on_device, host);
+  auto run = [&](Session& session, int i) {
+    const Bound& b = sets[size_t(i) % sets.size()];
+    session.run(b.in, b.out);
+  };
   for (int i = 0; i < args.warmup; ++i)
-    s.run(in, out);
+    run(s, i);
   std::vector<double> times;
   std::vector<std::vector<double>> steps(s.program().steps.size());
   for (int i = 0; i < args.repeat; ++i) {
     auto start = std::chrono::steady_clock::now();
-    s.run(in, out);
+    run(s, i);
     times.push_back(seconds_since(start) * 1e3);
     for (size_t k = 0; k < steps.size(); ++k)
       steps[k].push_back(s.last_step_times()[k] * 1e3);
@@ -105,11 +142,11 @@ void measure(Measured& m, HostTensorMap inputs, const BenchArgs& args) {
     o.time_steps = true;
     Session timed(args.model, o);
     for (int i = 0; i < std::max(1, args.warmup); ++i)
-      timed.run(in, out);
+      run(timed, i);
     for (size_t k = 0; k < steps.size(); ++k)
       steps[k].clear();
     for (int i = 0; i < args.repeat; ++i) {
-      timed.run(in, out);
+      run(timed, i);
       for (size_t k = 0; k < steps.size(); ++k)
         steps[k].push_back(timed.last_step_times()[k] * 1e3);
     }
@@ -141,29 +178,124 @@ void print_top_steps(const Measured& m, int top) {
   }
 }
 
+// Bytes of the tensors the caller binds: every input and every output that is not a donated
+// input's buffer.
+int64_t bound_bytes(const Session& s) {
+  int64_t bytes = 0;
+  for (const TensorSpec& t : s.inputs())
+    bytes += int64_t(t.type.nbytes());
+  for (const TensorSpec& t : s.outputs())
+    if (t.aliased_input.empty()) bytes += int64_t(t.type.nbytes());
+  return bytes;
+}
+
+nlohmann::json strategy_json(const Measured& m) {
+  const Session& s = *m.session;
+  ProgramCounts c = count_steps(s);
+  nlohmann::json steps = nlohmann::json::array();
+  const Program& p = s.program();
+  for (size_t k = 0; k < p.steps.size(); ++k) {
+    const StepInfo& step = p.steps[k];
+    steps.push_back({{"name", step.name},
+                     {"kind", step_kind_name(step.kind)},
+                     {"ms", k < m.step_ms.size() ? m.step_ms[k] : 0.0},
+                     {"bytes", step.bytes},
+                     {"flops", step.flops}});
+  }
+  return {{"median_ms", m.median_ms},
+          {"min_ms", m.min_ms},
+          {"arena_bytes", s.peak_bytes()},
+          {"constant_bytes", s.constant_bytes()},
+          {"bound_bytes", bound_bytes(s)},
+          {"steps", c.steps},
+          {"copies", c.copies},
+          {"interpreted", c.interpreted},
+          {"ready_s", m.ready_s},
+          {"compile_s", s.compile_seconds()},
+          {"step_times", std::move(steps)}};
+}
+
+void write_json(const BenchArgs& args, const std::vector<Measured>& runs, const PeerRun& ort) {
+  nlohmann::json strategies = nlohmann::json::object();
+  for (const Measured& m : runs)
+    strategies[m.strategy] = strategy_json(m);
+  nlohmann::json peer = {{"available", ort.available}};
+  if (ort.available)
+    peer.update({{"median_ms", ort.median_ms}, {"how", ort.how}});
+  else
+    peer["reason"] = ort.reason;
+  nlohmann::json doc = {{"model", args.model},
+                        {"target", target_kind_name(args.target)},
+                        {"repeat", args.repeat},
+                        {"warmup", args.warmup},
+                        {"rotate", args.rotate},
+                        {"threads", runs.front().session->threads()},
+                        {"strategies", std::move(strategies)},
+                        {"onnxruntime", std::move(peer)}};
+  std::ofstream out(args.json);
+  VTC_CHECK(out) << "--json: cannot write " << args.json;
+  out << doc.dump(1) << "\n";
+  VTC_CHECK(out.good()) << "--json: error writing " << args.json;
+}
+
+// One more run of `m` on host tensors; writes each output as NAME.npy into `dir`.
+void write_outputs(Measured& m, const HostTensorMap& inputs, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  VTC_CHECK(!ec) << "--output-dir: cannot create " << dir << ": " << ec.message();
+  HostTensorMap outputs = m.session->run(inputs);
+  for (const TensorSpec& spec : m.session->outputs())
+    write_npy(dir + "/" + file_name_for(spec.name) + ".npy", outputs.at(spec.name));
+  fmt::print(stderr, "bench: {}: outputs written to {}\n", m.strategy, dir);
+}
+
+const Measured* find_run(const std::vector<Measured>& runs, const std::string& strategy) {
+  for (const Measured& m : runs)
+    if (m.strategy == strategy) return &m;
+  return nullptr;
+}
+
+std::string time_text(const Measured* m) {
+  return m ? fmt::format("{:.3f} ms", m->median_ms) : std::string("n/a");
+}
+
+std::string peak_text(const Measured* m) {
+  return m ? megabytes(m->session->peak_bytes()) + " MB" : std::string("n/a");
+}
+
 int bench(const BenchArgs& args) {
   VTC_CHECK(args.target != TargetKind::ref)
       << "vtc bench measures compiled code: --target cpu or cuda, not ref";
   VTC_CHECK(args.repeat >= 1 && args.warmup >= 0) << "--repeat must be >= 1 and --warmup >= 0 (got "
                                                   << args.repeat << ", " << args.warmup << ")";
+  VTC_CHECK(!args.strategies.empty()) << "--strategies: none given";
+  VTC_CHECK(args.rotate >= 1) << "--rotate must be >= 1 (got " << args.rotate << ")";
   std::vector<Measured> runs;
   HostTensorMap inputs;
-  for (const char* strategy : {"none", "type1", "greedy"}) {
+  bool have_inputs = false;
+  for (const std::string& strategy : args.strategies) {
     Options o = args.options;
     o.target = args.target;
-    o.strategy = *parse_strategy_kind(strategy);
+    auto kind = parse_strategy_kind(strategy);
+    VTC_CHECK(kind) << "--strategies: unknown strategy '" << strategy
+                    << "' (none, type1 or greedy)";
+    o.strategy = *kind;
     fmt::print(stderr, "bench: {}: lowering and compiling ...\n", strategy);
     auto start = std::chrono::steady_clock::now();
     Measured m;
     m.strategy = strategy;
     m.session = std::make_unique<Session>(args.model, o);
+    m.ready_s = seconds_since(start);
     ProgramCounts c = count_steps(*m.session);
     fmt::print(stderr,
                "bench: {}: {} steps, {} copies, {} on the interpreter, arena {} MB, "
                "ready in {:.2f} s (compiler {:.2f} s)\n",
                strategy, c.steps, c.copies, c.interpreted, megabytes(m.session->peak_bytes()),
-               seconds_since(start), m.session->compile_seconds());
-    if (inputs.empty()) inputs = model_inputs(m.session->inputs(), {}, args.seed);
+               m.ready_s, m.session->compile_seconds());
+    if (!have_inputs) {
+      inputs = model_inputs(m.session->inputs(), args.inputs, args.seed);
+      have_inputs = true;
+    }
     fmt::print(stderr, "bench: {}: {} warm-up + {} timed runs on {} threads ...\n", strategy,
                args.warmup, args.repeat, m.session->threads());
     measure(m, inputs, args);
@@ -186,9 +318,12 @@ int bench(const BenchArgs& args) {
   else
     fmt::print(stderr, "bench: onnxruntime: n/a: {}\n", ort.reason);
 
-  const Measured& none = runs[0];
-  const Measured& greedy = runs[2];
-  print_top_steps(greedy, args.top);
+  if (!args.output_dir.empty()) write_outputs(runs.back(), inputs, args.output_dir);
+  if (!args.json.empty()) write_json(args, runs, ort);
+
+  const Measured* none = find_run(runs, "none");
+  const Measured* greedy = find_run(runs, "greedy");
+  print_top_steps(greedy ? *greedy : runs.back(), args.top);
   fmt::print("\ncopy steps left:");
   for (const Measured& m : runs)
     fmt::print(" {} {}{}", m.strategy, count_steps(*m.session).copies,
@@ -199,9 +334,8 @@ int bench(const BenchArgs& args) {
     fmt::print(" {} {:.3f} ms{}", m.strategy, m.median_ms, &m == &runs.back() ? "\n" : ",");
   std::string ort_text = ort.available ? fmt::format("onnxruntime {:.3f} ms", ort.median_ms)
                                        : std::string("onnxruntime n/a");
-  fmt::print("bench: none {:.3f} ms, greedy {:.3f} ms, {}, peak none {} MB, greedy {} MB\n",
-             none.median_ms, greedy.median_ms, ort_text, megabytes(none.session->peak_bytes()),
-             megabytes(greedy.session->peak_bytes()));
+  fmt::print("bench: none {}, greedy {}, {}, peak none {}, greedy {}\n", time_text(none),
+             time_text(greedy), ort_text, peak_text(none), peak_text(greedy));
   return 0;
 }
 
@@ -216,7 +350,21 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--repeat", args->repeat, "timed runs per strategy")->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "untimed runs first")->capture_default_str();
   cmd->add_option("--top", args->top, "steps to list in the time breakdown")->capture_default_str();
+  cmd->add_option("--rotate", args->rotate,
+                  "sets of inputs and outputs the runs use in turn (inputs that fit in a cache "
+                  "are then not read from it every run)")
+      ->capture_default_str();
   cmd->add_option("--seed", args->seed, "seed for the random inputs");
+  cmd->add_option("--input,-i", args->inputs,
+                  "NAME=FILE (.npy or .pb); inputs not given get seeded random values");
+  cmd->add_option("--strategies", args->strategies, "strategies to time, in order")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--json", args->json,
+                  "also write the figures as JSON: per strategy its median, memory, copy "
+                  "steps, compile time and every step's time, bytes and flops");
+  cmd->add_option("--output-dir,-o", args->output_dir,
+                  "write the last strategy's outputs (one more run) as NAME.npy here");
   cmd->add_option("--python", args->python, "python with onnxruntime, for the peer")
       ->capture_default_str();
   add_session_flags(cmd, args->options, false);

@@ -37,7 +37,9 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 int explain(const ExplainArgs& args) {
-  Graph g = import_onnx_file(args.model);
+  ImportOptions import;
+  import.dims = args.options.dims;
+  Graph g = import_onnx_file(args.model, import);
   canonicalize(g);
   KernelPlan plan = plan_kernels(g, args.options);
   AnalyticCostModel model;
@@ -73,6 +75,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--donate", args->options.donate,
                   "graph inputs vtc may update in place (a KV cache)");
   add_library_option(cmd, args->options.library);
+  add_dims_option(cmd, args->options.dims);
   cmd->add_option("--dot", args->dot, "write the points-to graph as Graphviz text");
   cmd->add_option("--svg", args->svg, "draw the points-to graph as SVG with `dot`");
   cmd->callback([args, &exit_code] { exit_code = explain(*args); });

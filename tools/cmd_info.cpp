@@ -7,6 +7,7 @@
 #include "frontend/onnx_import.h"
 #include "ops/movement_bytes.h"
 #include "ops/op_registry.h"
+#include "session_cli.h"
 
 namespace vtc::cli {
 
@@ -41,8 +42,8 @@ std::string value_types(const std::vector<Value*>& vs) {
   return s;
 }
 
-int info(const std::string& path) {
-  Graph g = import_onnx_file(path);
+int info(const std::string& path, const ImportOptions& import) {
+  Graph g = import_onnx_file(path, import);
   fmt::print("model {} (opset {})\n", path, g.opset);
   for (const Value* v : g.inputs)
     fmt::print("  input  {}: {}\n", v->name, type_str(v->type));
@@ -83,11 +84,13 @@ int info(const std::string& path) {
 
 void add_info_command(CLI::App& app, int& exit_code) {
   auto path = std::make_shared<std::string>();
+  auto import = std::make_shared<ImportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "info", "Show a model's inputs, outputs, ops, and its data-movement ops with the bytes "
               "they move");
   cmd->add_option("model", *path, "ONNX model file")->required();
-  cmd->callback([path, &exit_code] { exit_code = info(*path); });
+  add_dims_option(cmd, import->dims);
+  cmd->callback([path, import, &exit_code] { exit_code = info(*path, *import); });
 }
 
 } // namespace vtc::cli

@@ -24,6 +24,7 @@ struct OptArgs {
   std::string stage = "fusion";
   LibraryMode library = LibraryMode::automatic;
   TargetKind target = TargetKind::cpu;
+  ImportOptions import;
 };
 
 int opt(const OptArgs& args) {
@@ -32,7 +33,7 @@ int opt(const OptArgs& args) {
   VTC_CHECK(std::find(stages.begin(), stages.end(), args.stage) != stages.end())
       << "unknown stage '" << args.stage << "' (import, canonicalize, fusion, lower, source)";
   const Target& target = target_for(args.target);
-  Graph g = import_onnx_file(args.model);
+  Graph g = import_onnx_file(args.model, args.import);
   if (args.stage == "import") return fmt::print("{}", print_graph(g)), 0;
   canonicalize(g);
   if (args.stage == "canonicalize") return fmt::print("{}", print_graph(g)), 0;
@@ -58,6 +59,7 @@ void add_opt_command(CLI::App& app, int& exit_code) {
                   "stage to print: import, canonicalize, fusion, lower, source");
   add_target_option(cmd, args->target, "the target whose pipeline runs: cpu");
   add_library_option(cmd, args->library);
+  add_dims_option(cmd, args->import.dims);
   cmd->callback([args, &exit_code] { exit_code = opt(*args); });
 }
 

@@ -43,7 +43,34 @@ CLI::Option* add_library_option(CLI::App* cmd, LibraryMode& library) {
       ->default_str(library_mode_name(library));
 }
 
+CLI::Option* add_dims_option(CLI::App* cmd, std::map<std::string, int64_t>& dims) {
+  return cmd
+      ->add_option_function<std::vector<std::string>>(
+          "--dim",
+          [&dims](const std::vector<std::string>& bindings) {
+            for (const std::string& b : bindings) {
+              const size_t eq = b.find('=');
+              VTC_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < b.size())
+                  << "--dim '" << b << "' is not of the form NAME=SIZE";
+              const std::string size = b.substr(eq + 1);
+              size_t used = 0;
+              int64_t v = -1;
+              try {
+                v = std::stoll(size, &used);
+              } catch (const std::exception&) {
+                used = 0;
+              }
+              VTC_CHECK(used == size.size() && v >= 0)
+                  << "--dim '" << b << "': the size must be a non-negative integer";
+              dims[b.substr(0, eq)] = v;
+            }
+          },
+          "NAME=SIZE: the size of a symbolic input dimension (repeatable)")
+      ->type_name("NAME=SIZE");
+}
+
 void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
+  add_dims_option(cmd, options.dims);
   if (strategy)
     add_strategy_option(cmd, options.strategy,
                         "which tensors become virtual: none, type1 or greedy");
@@ -55,6 +82,10 @@ void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
   cmd->add_option("--donate", options.donate,
                   "a graph input the program may update in place (repeatable)");
   cmd->add_flag("--verbose,-v", options.verbose, "report lowering and compilation on stderr");
+  options.progress = true;
+  cmd->add_flag_function(
+      "--quiet,-q", [&options](int64_t) { options.progress = false; },
+      "no progress line on stderr while compiling");
 }
 
 HostTensorMap model_inputs(const std::vector<TensorSpec>& specs,

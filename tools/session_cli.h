@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,11 @@
 
 namespace vtc::cli {
 
-// --library, --cache-dir, --threads, --donate, --verbose (and --strategy when `strategy` is
-// set).
+// --dim NAME=SIZE (repeatable): sizes of symbolic input dimensions into `dims`.
+CLI::Option* add_dims_option(CLI::App* cmd, std::map<std::string, int64_t>& dims);
+
+// --dim, --library, --cache-dir, --threads, --donate, --verbose (and --strategy when
+// `strategy` is set).
 void add_session_flags(CLI::App* cmd, Options& options, bool strategy);
 
 // Options whose values are the enums of vtc/options.h, spelled as on the command line.

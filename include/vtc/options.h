@@ -4,6 +4,8 @@
 // (name / parse).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -88,10 +90,16 @@ struct Options {
   TargetKind target = TargetKind::cpu;
   StrategyKind strategy = StrategyKind::greedy; // which tensors go virtual
   std::vector<std::string> donate; // graph inputs whose buffers the program may overwrite
-  std::string cache_dir;           // compiled-kernel cache; empty: the JIT's default
-  std::string source_dir;          // tree holding kernels/; empty: the one vtc was built from
-  bool verbose = false;            // progress of lowering and compiling on stderr
-  int threads = 0;                 // threads for kernels; 0: the OpenMP default (all cores)
+  // Sizes of symbolic input dimensions by name ({"batch", 1}, {"seq", 16}): a model exported
+  // with dynamic axes is compiled for that shape.
+  std::map<std::string, int64_t> dims;
+  std::string cache_dir;  // compiled-kernel cache; empty: the JIT's default
+  std::string source_dir; // tree holding kernels/; empty: the one vtc was built from
+  bool verbose = false;   // progress of lowering and compiling on stderr
+  // One updating line on stderr while importing, choosing the strategy and compiling, when
+  // stderr is a terminal (the command-line tool's default; --quiet turns it off).
+  bool progress = false;
+  int threads = 0; // threads for kernels; 0: the OpenMP default (all cores)
   // f32 matrix products on a library (OpenBLAS on cpu) instead of vtc's template; their
   // operands then stay physical.
   LibraryMode library = LibraryMode::automatic;

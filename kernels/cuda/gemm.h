@@ -31,6 +31,9 @@ inline constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 3, kThreads = 256
 inline constexpr int kAPitch = kBK + 8, kBPitch = kBN + 8; // elements; +16 bytes a row
 inline constexpr int kAStage = kBM * kAPitch, kBStage = kBK * kBPitch;
 inline constexpr unsigned kSmemBytes = unsigned(kStages * (kAStage + kBStage) * 2);
+// The epilogue parks half the tile's rows, 64 x kBN floats, in the stages' memory.
+inline constexpr int kParkPitch = kBN + 4;
+static_assert(64 * kParkPitch * 4 <= int(kSmemBytes), "the epilogue's rows fit the stages");
 } // namespace gemm_tc_config
 
 namespace gemm_f32_config {
@@ -181,21 +184,37 @@ template <class Out, class A, class B> __device__ void gemm_tc(Out out, A a, B b
     }
     cp_async_wait<0>();
 
-    // Each thread holds pairs of adjacent columns: one 2-element store where `out` allows.
+    // The epilogue through shared memory, one half of the tile's rows at a time (the warps of
+    // that half park their accumulators, then every thread stores pairs of adjacent columns,
+    // a warp 64 of one row): `out`'s store is instantiated once, not once per fragment, and
+    // the stores are coalesced along the row.
+    __syncthreads(); // every warp is done with the stages
+    float* park = reinterpret_cast<float*>(vtc_smem);
+    for (int half_rows = 0; half_rows < 2; ++half_rows) {
+      if (wm == half_rows) {
 #pragma unroll
-    for (int mi = 0; mi < 4; ++mi)
+        for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
-      for (int ni = 0; ni < 4; ++ni)
+          for (int ni = 0; ni < 4; ++ni)
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int64_t m = m0 + wm * 64 + mi * 16 + lane / 4 + half * 8;
-          const int64_t n = n0 + wn * 32 + ni * 8 + lane % 4 * 2;
-          if (m >= M || n >= N) continue;
-          const float v[2] = {acc[mi][ni][2 * half], acc[mi][ni][2 * half + 1]};
-          const Index<3> i{bi, m, n};
-          store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
-        }
-    __syncthreads(); // the next batch reuses the stages
+            for (int half = 0; half < 2; ++half) {
+              const int r = mi * 16 + lane / 4 + half * 8, c = wn * 32 + ni * 8 + lane % 4 * 2;
+              park[r * kParkPitch + c] = acc[mi][ni][2 * half];
+              park[r * kParkPitch + c + 1] = acc[mi][ni][2 * half + 1];
+            }
+      }
+      __syncthreads();
+#pragma unroll 1
+      for (int e = tid; e < 64 * kBN / 2; e += kThreads) {
+        const int r = e / (kBN / 2), c = e % (kBN / 2) * 2;
+        const int64_t m = m0 + half_rows * 64 + r, n = n0 + c;
+        if (m >= M || n >= N) continue;
+        const float v[2] = {park[r * kParkPitch + c], park[r * kParkPitch + c + 1]};
+        const Index<3> i{bi, m, n};
+        store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
+      }
+      __syncthreads();
+    }
   }
 }
 

@@ -21,6 +21,7 @@ public:
   bool entry_per_call() const override { return true; }
   std::string entry(const std::string& name, const std::string& body,
                     const KernelCall* call) const override;
+  std::string skip_after_failure(int status_slot) const override;
   KernelCall copy_buffer(int to, int from, int64_t bytes) const override;
 };
 

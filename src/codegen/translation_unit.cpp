@@ -4,6 +4,7 @@
 
 #include "codegen/accessor_emitter.h"
 #include "codegen/copy_kernel.h"
+#include "codegen/index_check_call.h"
 #include "codegen/kernel_call.h"
 #include "vtc/error.h"
 
@@ -15,6 +16,7 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
   std::string defs, bodies;
   int counter = 0;
   tu.launches.resize(p.steps.size());
+  bool after_check = false; // a check ran before this step: entries return when it failed
   for (size_t s = 0; s < p.steps.size(); ++s) {
     const StepInfo& step = p.steps[s];
     std::vector<KernelCall> calls;
@@ -41,14 +43,21 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
       break;
     case StepKind::interpreter:
       break;
+    case StepKind::index_check: {
+      AccessorEmitter g(p.storage, dialect, defs, counter);
+      calls.push_back(index_check_call(step, s, p.status_slot(), g));
+      break;
     }
+    }
+    const std::string skip = after_check ? dialect.skip_after_failure(p.status_slot()) : "";
+    after_check |= step.kind == StepKind::index_check;
     if (step.kind == StepKind::interpreter) {
       tu.entries.push_back("");
       continue;
     }
     tu.entries.push_back("vtc_step_" + std::to_string(s));
     if (!dialect.entry_per_call()) {
-      std::string body;
+      std::string body = skip;
       for (const KernelCall& call : calls)
         body += call.render();
       bodies += dialect.entry(tu.entries.back(), body, nullptr);
@@ -60,7 +69,7 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
                              << " has no launch";
       DeviceLaunch launch{tu.entries.back() + "_" + std::to_string(c), *call.launch,
                           call.workspace_bytes};
-      tu.entry_texts.push_back(dialect.entry(launch.entry, call.render(), &call));
+      tu.entry_texts.push_back(dialect.entry(launch.entry, skip + call.render(), &call));
       bodies += tu.entry_texts.back();
       tu.launches[s].push_back(std::move(launch));
     }

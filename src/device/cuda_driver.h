@@ -83,6 +83,9 @@ namespace vtc::device {
   X(cuMemsetD8, 3020)                                                                              \
   X(cuMemsetD8Async, 3020)                                                                         \
   X(cuMemGetInfo, 3020)                                                                            \
+  X(cuMemHostAlloc, 2020)                                                                          \
+  X(cuMemHostGetDevicePointer, 3020)                                                               \
+  X(cuMemFreeHost, 2000)                                                                           \
   X(cuPointerGetAttribute, 4000)                                                                   \
   X(cuPointerGetAttributes, 7000)                                                                  \
   X(cuLaunchKernel, 4000)                                                                          \

@@ -4,6 +4,8 @@
 // there is never anything to destroy.
 #include "device/cuda_objects.h"
 
+#include <cstring>
+
 #include <climits>
 
 #include "vtc/error.h"
@@ -130,6 +132,41 @@ DeviceBuffer::DeviceBuffer(size_t bytes) {
 void DeviceBuffer::reset() noexcept {
   if (ptr_) cuda_driver().cuMemFree(ptr_);
   ptr_ = 0;
+  bytes_ = 0;
+}
+
+MappedHostBuffer::MappedHostBuffer(size_t bytes) {
+  if (bytes == 0) return;
+  const CudaDriver& d = cuda_driver();
+  check(d.cuMemHostAlloc(&host_, bytes, CU_MEMHOSTALLOC_DEVICEMAP),
+        "cuMemHostAlloc of " + std::to_string(bytes) + " bytes");
+  bytes_ = bytes;
+  std::memset(host_, 0, bytes);
+  CUresult r = d.cuMemHostGetDevicePointer(&device_, host_, 0);
+  if (r != CUDA_SUCCESS) {
+    reset();
+    check(r, "cuMemHostGetDevicePointer");
+  }
+}
+
+MappedHostBuffer::MappedHostBuffer(MappedHostBuffer&& other) noexcept
+    : host_(std::exchange(other.host_, nullptr)), device_(std::exchange(other.device_, 0)),
+      bytes_(std::exchange(other.bytes_, 0)) {}
+
+MappedHostBuffer& MappedHostBuffer::operator=(MappedHostBuffer&& other) noexcept {
+  if (this != &other) {
+    reset();
+    host_ = std::exchange(other.host_, nullptr);
+    device_ = std::exchange(other.device_, 0);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+void MappedHostBuffer::reset() noexcept {
+  if (host_) cuda_driver().cuMemFreeHost(host_);
+  host_ = nullptr;
+  device_ = 0;
   bytes_ = 0;
 }
 
@@ -365,6 +402,14 @@ void launch_kernel(CUfunction, const unsigned (&)[3], const unsigned (&)[3], uns
 DeviceBuffer::DeviceBuffer(size_t) {
   no_cuda_toolkit();
 }
+MappedHostBuffer::MappedHostBuffer(size_t) {
+  no_cuda_toolkit();
+}
+MappedHostBuffer::MappedHostBuffer(MappedHostBuffer&&) noexcept {}
+MappedHostBuffer& MappedHostBuffer::operator=(MappedHostBuffer&&) noexcept {
+  return *this;
+}
+void MappedHostBuffer::reset() noexcept {}
 void DeviceBuffer::reset() noexcept {}
 void DeviceBuffer::upload(const void*, size_t, size_t) {
   no_cuda_toolkit();

@@ -70,6 +70,30 @@ private:
   size_t bytes_ = 0;
 };
 
+// Page-locked host memory of size() bytes that the device reads and writes directly
+// (cuMemHostAlloc with CU_MEMHOSTALLOC_DEVICEMAP): host() on the host, device() in kernels.
+// Zeroed when made.
+class MappedHostBuffer {
+public:
+  MappedHostBuffer() = default;
+  explicit MappedHostBuffer(size_t bytes);
+  ~MappedHostBuffer() { reset(); }
+  MappedHostBuffer(MappedHostBuffer&& other) noexcept;
+  MappedHostBuffer& operator=(MappedHostBuffer&& other) noexcept;
+  MappedHostBuffer(const MappedHostBuffer&) = delete;
+  MappedHostBuffer& operator=(const MappedHostBuffer&) = delete;
+
+  void* host() const { return host_; }
+  CUdeviceptr device() const { return device_; }
+  size_t size() const { return bytes_; }
+
+private:
+  void reset() noexcept;
+  void* host_ = nullptr;
+  CUdeviceptr device_ = 0;
+  size_t bytes_ = 0;
+};
+
 // A __device__ variable of a module: its address and size.
 struct DeviceGlobal {
   CUdeviceptr ptr = 0;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -64,8 +65,11 @@ Attribute read_attribute(const onnx::AttributeProto& a, const std::string& base_
                     << " (subgraphs and sparse tensors are not supported)";
 }
 
-// Static TensorType of a graph input/output declaration; nullopt when it declares no type.
-std::optional<TensorType> declared_type(const onnx::ValueInfoProto& vi, const std::string& what) {
+// Static TensorType of a graph input declaration, its symbolic dimensions bound by `dims`
+// (the names bound are added to `used`); nullopt when it declares no type.
+std::optional<TensorType> declared_type(const onnx::ValueInfoProto& vi, const std::string& what,
+                                        const std::map<std::string, int64_t>& dims,
+                                        std::set<std::string>& used) {
   if (!vi.has_type()) return std::nullopt;
   if (!vi.type().has_tensor_type())
     VTC_UNSUPPORTED() << what
@@ -76,9 +80,17 @@ std::optional<TensorType> declared_type(const onnx::ValueInfoProto& vi, const st
   if (!tt.has_shape()) return std::nullopt;
   TensorType t{*dtype, {}};
   for (const auto& d : tt.shape().dim()) {
-    if (!d.has_dim_value())
-      VTC_UNSUPPORTED() << what << " has a symbolic dimension '" << d.dim_param()
-                        << "': vtc compiles static shapes only (export the model with fixed sizes)";
+    if (!d.has_dim_value()) {
+      auto bound = dims.find(d.dim_param());
+      if (d.dim_param().empty() || bound == dims.end())
+        VTC_UNSUPPORTED() << what << " has a symbolic dimension '"
+                          << (d.dim_param().empty() ? "?" : d.dim_param())
+                          << "': give its size (Options::dims, --dim "
+                          << (d.dim_param().empty() ? "NAME" : d.dim_param()) << "=N)";
+      used.insert(bound->first);
+      t.shape.push_back(bound->second);
+      continue;
+    }
     VTC_CHECK(d.dim_value() >= 0) << what << " has a negative dimension " << d.dim_value();
     t.shape.push_back(d.dim_value());
   }
@@ -121,6 +133,7 @@ Graph build_graph(const onnx::ModelProto& m, const std::string& base_dir, const 
   }
   if (gp.sparse_initializer_size() != 0)
     VTC_UNSUPPORTED() << origin << ": sparse initializers are not supported";
+  std::set<std::string> used_dims;
   for (const auto& in : gp.input()) {
     if (Value* existing = g.find_value(in.name())) {
       VTC_CHECK(existing->constant) << origin << ": input '" << in.name() << "' listed twice";
@@ -132,13 +145,21 @@ Graph build_graph(const onnx::ModelProto& m, const std::string& base_dir, const 
       g.add_constant(in.name(), frozen->second);
       continue;
     }
-    auto t = declared_type(in, what);
+    auto t = declared_type(in, what, options.dims, used_dims);
     VTC_CHECK(t) << what << " declares no tensor type and shape";
     Value* v = g.add_value(in.name());
     v->type = *t;
     v->has_type = true;
     v->is_graph_input = true;
     g.inputs.push_back(v);
+  }
+
+  for (const auto& [name, size] : options.dims) {
+    VTC_CHECK(size >= 0) << origin << ": dimension '" << name << "' given the negative size "
+                         << size;
+    VTC_CHECK(used_dims.count(name))
+        << origin << ": dimension '" << name
+        << "' is given a size, but no graph input has a symbolic dimension of that name";
   }
 
   std::set<std::string> node_names;

@@ -15,6 +15,10 @@ struct ImportOptions {
   // Graph inputs to replace by constants (by name): how a test case with a shape given as a
   // graph input becomes static, and how a user pins an input.
   std::map<std::string, Tensor> frozen_inputs;
+  // Sizes of the graph inputs' symbolic dimensions, by name ("batch" -> 1): a model exported
+  // with dynamic axes compiled for one shape (onnxruntime's free-dimension overrides). A name
+  // no input has is an error.
+  std::map<std::string, int64_t> dims;
   // Fold nodes whose inputs are all constants (outputs up to this many bytes).
   size_t fold_limit_bytes = size_t(256) << 20;
 };

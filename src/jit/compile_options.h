@@ -34,6 +34,8 @@ struct CompileOptions {
   std::string cache_dir = default_cache_dir();
   // Progress on stderr: "compiling <n> lines of generated C++ ... done in X s", "(cached)".
   bool verbose = false;
+  // Where compiling reports its progress as it goes (not owned; null: nowhere).
+  class Progress* progress = nullptr;
 };
 
 } // namespace vtc::jit

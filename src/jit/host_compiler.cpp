@@ -3,6 +3,8 @@
 // user sees when any of it fails.
 #include "jit/host_compiler.h"
 
+#include "jit/progress.h"
+
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
@@ -69,6 +71,8 @@ CompiledObject compile_impl(const std::string& source, const CompileOptions& opt
     std::cerr << "vtc: compiling " << count_lines(source) << " lines of generated C++ ("
               << cpp.string() << ") ..." << std::flush;
   }
+  if (options.progress)
+    options.progress->stage("compiling " + std::to_string(count_lines(source)) + " lines of C++");
   auto start = std::chrono::steady_clock::now();
   ProcessResult run = run_process(argv);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

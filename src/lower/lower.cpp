@@ -1,11 +1,15 @@
 // Buffers first (graph inputs, outputs, constants, then every other physical value a step
 // touches), then one step per kernel or copy in execution order, each kernel step with the
 // access of every value it touches; kernels and copies the target has no code for become
-// interpreter steps.
+// interpreter steps. Last, each run-time index tensor gets its check step, right after the
+// last step writing what it is stored in (first of all for graph inputs).
 #include "lower/lower.h"
+
+#include "lower/index_checks.h"
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <sstream>
 
 #include "ops/movement_bytes.h"
@@ -52,6 +56,8 @@ const char* step_kind_name(StepKind k) {
     return "constant";
   case StepKind::interpreter:
     return "interpreter";
+  case StepKind::index_check:
+    return "index-check";
   }
   return "?";
 }
@@ -119,6 +125,7 @@ public:
         if (!d_.eliminated.count(n)) copy_step(*n);
       }
     }
+    index_check_steps();
     return std::move(p_);
   }
 
@@ -320,6 +327,47 @@ private:
       s.fallback = {&n};
     }
     p_.steps.push_back(std::move(s));
+  }
+
+  // A check step for every node reading run-time indices (constant ones are checked now),
+  // each placed after the last step writing a buffer its indices are stored in. Nodes reading
+  // the same indices against the same sizes (a rotary table's cos and sin, a key and a value
+  // cache update) share the first one's check, which names the node an in-order run fails at.
+  void index_check_steps() {
+    std::vector<std::pair<size_t, StepInfo>> checks;
+    std::set<std::pair<const Value*, std::vector<int64_t>>> seen;
+    for (const auto& n : g_.nodes()) {
+      std::optional<IndexCheck> check = index_check_of(*n);
+      if (!check) continue;
+      if (check->indices->constant) {
+        check_constant_indices(*check);
+        continue;
+      }
+      std::vector<int64_t> sizes;
+      for (const IndexBound& b : check->bounds)
+        sizes.push_back(b.size);
+      if (!seen.emplace(check->indices, sizes).second) continue;
+      StepInfo s;
+      s.name = "check indices '" + check->indices->name + "' of " + n->describe();
+      s.kind = StepKind::index_check;
+      touch(check->indices, s.reads);
+      s.operands.push_back(stored_access(check->indices));
+      s.bytes = int64_t(check->indices->type.nbytes());
+      s.check = std::move(check);
+      size_t at = 0;
+      for (size_t k = 0; k < p_.steps.size(); ++k)
+        for (int id : p_.steps[k].writes)
+          if (std::find(s.reads.begin(), s.reads.end(), id) != s.reads.end()) at = k + 1;
+      checks.emplace_back(at, std::move(s));
+    }
+    if (checks.empty()) return;
+    std::vector<StepInfo> steps;
+    for (size_t k = 0; k <= p_.steps.size(); ++k) {
+      for (auto& [at, s] : checks)
+        if (at == k) steps.push_back(std::move(s));
+      if (k < p_.steps.size()) steps.push_back(std::move(p_.steps[k]));
+    }
+    p_.steps = std::move(steps);
   }
 
   const Graph& g_;

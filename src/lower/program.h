@@ -2,9 +2,10 @@
 // outputs, constants, intermediates — virtual tensors have none), the storage of every value
 // (its buffer, or its mapping onto physical values), and the steps that run in order: a
 // kernel with each operand's access described, a data-movement node that stays a copy, a
-// constant copied into a graph output, or nodes the reference interpreter runs on physical
-// operands. A target's code generator turns a Program into a translation unit
-// (codegen/translation_unit.h); the memory planner needs only buffers and steps.
+// constant copied into a graph output, nodes the reference interpreter runs on physical
+// operands, or the range check of a run-time index tensor before anything reads through it. A
+// target's code generator turns a Program into a translation unit (codegen/translation_unit.h); the
+// memory planner needs only buffers and steps.
 #pragma once
 
 #include <map>
@@ -59,8 +60,31 @@ enum class StepKind {
   copy,            // a data-movement node that stayed physical
   constant_output, // a graph output folded to a constant, copied from its constant buffer
   interpreter,     // nodes run by the reference interpreter on physical operands
+  index_check,     // a run-time index tensor checked against the dims it indexes
 };
 const char* step_kind_name(StepKind k);
+
+// One dimension a run-time index tensor indexes: its size, and its axis for the error.
+struct IndexBound {
+  int64_t size = 0;
+  int64_t axis = 0;
+};
+
+// The indices a node reads at run time (Gather, GatherElements, GatherND, ScatterND,
+// ScatterElements), checked before any step reads through them: every element of `indices`
+// lies in [-size, size) of bounds[0], or, with one bound per tuple element (GatherND and
+// ScatterND), of bounds[c] where c is the element's last coordinate. A failure is the
+// reference interpreter's error (index_out_of_range in ops).
+struct IndexCheck {
+  const Node* node = nullptr;
+  const Value* indices = nullptr;
+  std::vector<IndexBound> bounds;
+
+  // The bound element `flat` of the indices is checked against.
+  const IndexBound& bound_of(int64_t flat) const {
+    return bounds[bounds.size() == 1 ? 0 : size_t(flat % int64_t(bounds.size()))];
+  }
+};
 
 struct StepInfo {
   std::string name; // "k3 gemm [MatMul 'proj']" or "copy Transpose 't'"
@@ -71,6 +95,8 @@ struct StepInfo {
   // Interpreter steps: these nodes in order (values they produce that have no buffer live
   // only during the step).
   std::vector<const Node*> fallback;
+  // Index-check steps: what is checked (operands[0] is how the indices are read).
+  std::optional<IndexCheck> check;
   bool is_copy = false;    // a data-movement node that stayed physical
   std::vector<int> reads;  // buffer ids
   std::vector<int> writes; // buffer ids
@@ -87,6 +113,11 @@ struct Program {
   std::string strategy;     // name of the strategy that produced it
 
   int find_buffer(const std::string& name) const;
+  // The pointer-table slots after the buffers' (buf[status_slot()], buf[status_slot() + 1]):
+  // the run's IndexFailure record (kernels/common/index_check.h) where kernels read it, and
+  // where the host reads it (the same record in host memory; on a device, host memory the
+  // device writes).
+  int status_slot() const { return int(buffers.size()); }
 };
 
 // The program as text: buffers, then each step with its operands' access (`vtc opt

@@ -1,6 +1,7 @@
 // Run lengths by substitution: the innermost k virtual dimensions are flattened into one index
 // f = h·q + l (l < q) and the physical offset is re-simplified; a run of q holds when the offset
-// is exactly l plus terms free of l. The simplifier's div/mod rules do the reasoning.
+// is exactly l plus terms free of l. The simplifier's div/mod rules do the reasoning. A piece
+// found by a search holds a run only over dimensions its search equations do not read.
 #include "mapping/contiguity.h"
 
 #include <algorithm>
@@ -71,7 +72,16 @@ Contiguity piece_contiguity(const Piece& p) {
   if (p.is_constant() || r == 0 || box_volume(p.guard) == 0) return c;
   IndexExpr offset = flat_offset(p);
   int fresh = r + int(p.searches.size());
+  // Whether a search's equations read dimension d: the piece then holds or not, and finds
+  // its row, element by element along it.
+  auto searched = [&](int d) {
+    for (const Search& s : p.searches)
+      for (const auto& [a, b] : s.eqs)
+        if (a.uses_var(d) || b.uses_var(d)) return true;
+    return false;
+  };
   for (int k = 1; k <= r; ++k) {
+    if (searched(r - k)) break;
     int64_t total = 1;
     for (int d = r - k; d < r; ++d)
       total *= p.guard[d].size();

@@ -68,11 +68,16 @@ std::vector<int64_t> normalize_axes(const Node& node, std::vector<int64_t> axes,
   return axes;
 }
 
+std::string index_out_of_range(const Node& node, int64_t v, int64_t dim, int64_t axis) {
+  return node.describe() + ": index " + std::to_string(v) + " out of range [-" +
+         std::to_string(dim) + ", " + std::to_string(dim - 1) + "] for axis " +
+         std::to_string(axis) + " of size " + std::to_string(dim);
+}
+
 int64_t checked_index(const Node& node, const Tensor& indices, int64_t flat, int64_t dim,
                       int64_t axis) {
   int64_t v = indices.get_i64(flat);
-  VTC_CHECK(v >= -dim && v < dim) << node.describe() << ": index " << v << " out of range [-" << dim
-                                  << ", " << dim - 1 << "] for axis " << axis << " of size " << dim;
+  VTC_CHECK(v >= -dim && v < dim) << index_out_of_range(node, v, dim, axis);
   return v < 0 ? v + dim : v;
 }
 

@@ -38,6 +38,11 @@ void check_index_dtype(const InferInputs& in, size_t i);
 // Normalises axes against `rank` (negative count from the back); rejects repeats.
 std::vector<int64_t> normalize_axes(const Node& node, std::vector<int64_t> axes, int64_t rank);
 
+// The one-line error of an index `v` outside [-dim, dim) for axis `axis` of size `dim`, the
+// same on the reference interpreter and on compiled targets:
+//   "Gather 'g': index 40 out of range [-32, 31] for axis 0 of size 32"
+std::string index_out_of_range(const Node& node, int64_t v, int64_t dim, int64_t axis);
+
 // Element `flat` of an index tensor, made non-negative against `dim`; throws naming the node,
 // the value and the valid range when it is outside [-dim, dim).
 int64_t checked_index(const Node& node, const Tensor& indices, int64_t flat, int64_t dim,

@@ -32,6 +32,10 @@ struct DeviceExecutor::State {
   device::CudaStream stream;
   device::DeviceBuffer arena;
   device::DeviceBuffer empty; // the address of every empty buffer
+  // The index-check record (kernels/common/index_check.h): in device memory for the kernels
+  // that test it, and in mapped host memory for the host to read after the run.
+  device::DeviceBuffer status;
+  device::MappedHostBuffer host_status;
   std::map<int, device::DeviceBuffer> constants, staging;
   std::vector<CUdeviceptr> table;          // per buffer: its device address during a run
   std::vector<CUdeviceptr> uploaded_table; // what the device table holds
@@ -52,7 +56,14 @@ DeviceExecutor::DeviceExecutor(const Program& program, const TranslationUnit& un
     st.arena = device::DeviceBuffer(size_t(plan_.peak_bytes));
     st.arena.zero();
   }
-  st.table.assign(nbuf, st.empty.ptr());
+  st.table.assign(nbuf + 2, st.empty.ptr());
+  if (checks_indices_) {
+    st.status = device::DeviceBuffer(sizeof(kernels::IndexFailure));
+    st.status.zero();
+    st.host_status = device::MappedHostBuffer(sizeof(kernels::IndexFailure));
+    st.table[size_t(program_.status_slot())] = st.status.ptr();
+    st.table[size_t(program_.status_slot()) + 1] = st.host_status.device();
+  }
   for (size_t id = 0; id < nbuf; ++id) {
     const BufferInfo& b = program_.buffers[id];
     const size_t bytes = b.type.nbytes();
@@ -68,7 +79,7 @@ DeviceExecutor::DeviceExecutor(const Program& program, const TranslationUnit& un
       st.staging.emplace(int(id), device::DeviceBuffer(bytes));
     }
   }
-  st.device_table = device::DeviceBuffer(std::max<size_t>(nbuf, 1) * sizeof(CUdeviceptr));
+  st.device_table = device::DeviceBuffer(st.table.size() * sizeof(CUdeviceptr));
 
   for (size_t s = 0; s < program_.steps.size(); ++s) {
     if (generated_[s] && !st.segments.empty() && st.segments.back().generated &&
@@ -157,6 +168,7 @@ void DeviceExecutor::run(const std::vector<void*>& inputs, const std::vector<voi
     if (!seg.generated) {
       // On the host, over copies of the step's buffers.
       st.stream.synchronize();
+      stop_if_check_failed();
       if (step_timing_) st.events[seg.first].record(stream);
       interpreted_[seg.first]->run(
           [&](int id, void* dst) {
@@ -188,6 +200,11 @@ void DeviceExecutor::run(const std::vector<void*>& inputs, const std::vector<voi
     seg.graph.launch(stream);
   }
   if (step_timing_) st.events.back().record(stream);
+  if (checks_indices_) {
+    // Nothing is copied out of a run whose check failed.
+    st.stream.synchronize();
+    stop_if_check_failed();
+  }
 
   for (size_t j = 0; j < outputs.size(); ++j) {
     const int id = program_.outputs[j];
@@ -208,6 +225,17 @@ void DeviceExecutor::run(const std::vector<void*>& inputs, const std::vector<voi
   if (step_timing_)
     for (size_t s = 0; s < program_.steps.size(); ++s)
       step_times_[s] = double(device::elapsed_ms(st.events[s], st.events[s + 1])) * 1e-3;
+}
+
+void DeviceExecutor::stop_if_check_failed() {
+  State& st = *state_;
+  if (!checks_indices_) return;
+  auto* record = static_cast<kernels::IndexFailure*>(st.host_status.host());
+  if (!record->failed) return;
+  const kernels::IndexFailure failure = *record;
+  *record = {};
+  st.status.zero();
+  fail_index_check(failure);
 }
 
 } // namespace vtc

@@ -8,7 +8,9 @@
 // of generated steps captured once into a CUDA graph and launched as one, interpreter steps
 // on the host between them over copies of their buffers. A donated input bound in device
 // memory is updated in place there. With step timing on, steps launch one by one between
-// CUDA events instead, and step_times() holds each step's device time.
+// CUDA events instead, and step_times() holds each step's device time. A failed index check
+// makes the later kernels return at once; the run then throws its error, before any output
+// is copied out.
 #pragma once
 
 #include <memory>
@@ -34,6 +36,9 @@ public:
   void set_step_timing(bool on) { step_timing_ = on; }
 
 private:
+  // Throws the failed check's error (resetting the record) when the run's record has one.
+  void stop_if_check_failed();
+
   struct State; // device objects (cuda_objects.h), kept out of this header
   std::unique_ptr<State> state_;
   bool step_timing_ = false;

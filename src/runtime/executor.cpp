@@ -33,7 +33,9 @@ Executor::Executor(const Program& program, const TranslationUnit& unit, const Ta
     VTC_CHECK(arena_) << "cannot allocate the " << plan_.peak_bytes << "-byte arena";
     std::memset(arena_, 0, size_t(plan_.peak_bytes));
   }
-  pointers_.assign(nbuf, empty_storage);
+  pointers_.assign(nbuf + 2, empty_storage);
+  pointers_[size_t(program_.status_slot())] = &status_;
+  pointers_[size_t(program_.status_slot()) + 1] = &status_;
   for (size_t id = 0; id < nbuf; ++id) {
     const BufferInfo& b = program_.buffers[id];
     if (b.role == BufferRole::constant && b.type.nbytes() > 0)
@@ -85,6 +87,11 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
             std::memcpy(pointers_[size_t(id)], src, program_.buffers[size_t(id)].type.nbytes());
           });
     step_times_[s] = std::chrono::duration<double>(clock::now() - start).count();
+    if (status_.failed) {
+      const kernels::IndexFailure failure = status_;
+      status_ = {};
+      fail_index_check(failure);
+    }
   }
 
   for (size_t j = 0; j < outputs.size(); ++j) {

@@ -31,7 +31,8 @@ public:
 private:
   int threads_ = 0;
   std::byte* arena_ = nullptr;
-  std::vector<void*> pointers_; // per buffer: its address during a run
+  std::vector<void*> pointers_;    // per buffer: its address during a run; then the status slots
+  kernels::IndexFailure status_{}; // the run's index-check record
   kernels::ConstantPacks packs_;
 };
 

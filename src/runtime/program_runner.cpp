@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "lower/index_checks.h"
 #include "runtime/device_executor.h"
 #include "runtime/executor.h"
 #include "vtc/error.h"
@@ -45,6 +46,15 @@ ProgramRunner::ProgramRunner(const Program& program, const TranslationUnit& unit
       if (b.alias_of >= 0) input_written_[size_t(input_position.at(b.alias_of))] = true;
     }
   step_times_.assign(program_.steps.size(), 0.0);
+  for (const StepInfo& s : program_.steps)
+    checks_indices_ |= s.kind == StepKind::index_check;
+}
+
+void ProgramRunner::fail_index_check(const kernels::IndexFailure& failure) const {
+  const size_t s = size_t(failure.step);
+  VTC_CHECK(s < program_.steps.size() && program_.steps[s].check)
+      << "a run-time index check failed in step " << failure.step << ", which checks nothing";
+  VTC_FAIL() << index_check_error(*program_.steps[s].check, failure.value, failure.flat);
 }
 
 void ProgramRunner::copy_memory(void* dst, const void* src, size_t bytes) const {

@@ -15,6 +15,7 @@
 #include "codegen/translation_unit.h"
 #include "jit/compile_options.h"
 #include "jit/host_compiler.h"
+#include "kernels/common/index_check.h"
 #include "lower/program.h"
 #include "runtime/interpreter_step.h"
 #include "runtime/memory_plan.h"
@@ -54,6 +55,8 @@ protected:
                 const jit::CompileOptions& compile);
 
   void check_program(const TranslationUnit& unit) const;
+  // Throws the error of a failed index check (the reference interpreter's one line).
+  [[noreturn]] void fail_index_check(const kernels::IndexFailure& failure) const;
   void check_bindings(const std::vector<void*>& inputs, const std::vector<void*>& outputs) const;
 
   const Program& program_;
@@ -64,6 +67,7 @@ protected:
   std::vector<int> output_alias_;
   std::vector<bool> input_written_;
   std::vector<double> step_times_;
+  bool checks_indices_ = false; // a step checks run-time indices
 };
 
 // The runner of `program` on `target`: a DeviceExecutor where the target's buffers live in

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fmt/core.h>
 #include <set>
 
@@ -14,6 +15,7 @@
 
 #include "codegen/translation_unit.h"
 #include "frontend/onnx_import.h"
+#include "jit/progress.h"
 #include "lower/program.h"
 #include "passes/canonicalize.h"
 #include "ref/interpreter.h"
@@ -75,7 +77,8 @@ struct Session::Impl {
 
   void check_donated() const;
   void init_reference();
-  void init_program(Program p, std::optional<TranslationUnit> unit);
+  void init_program(Program p, std::optional<TranslationUnit> unit,
+                    jit::Progress* progress = nullptr);
   void run_reference(const ViewMap& in, const ViewMap& out);
   void run_program(const ViewMap& in, const ViewMap& out);
 };
@@ -102,7 +105,8 @@ void Session::Impl::init_reference() {
     if (v->constant && !v->users.empty()) constant_bytes += int64_t(v->type.nbytes());
 }
 
-void Session::Impl::init_program(Program p, std::optional<TranslationUnit> given) {
+void Session::Impl::init_program(Program p, std::optional<TranslationUnit> given,
+                                 jit::Progress* progress) {
   const Target& target = target_for(options.target);
   VTC_CHECK(target.compiles()) << "target " << target_kind_name(options.target)
                                << " compiles no program";
@@ -113,6 +117,7 @@ void Session::Impl::init_program(Program p, std::optional<TranslationUnit> given
                                [](const std::string& e) { return !e.empty(); });
   jit::CompileOptions compile;
   if (generated) compile = target.compile_options(options);
+  compile.progress = progress;
   executor = make_runner(*program, *unit, target, compile, options);
 
   std::set<std::string> donated(options.donate.begin(), options.donate.end());
@@ -216,14 +221,22 @@ void Session::Impl::run_program(const ViewMap& in, const ViewMap& out) {
 Session::Session(const std::string& model_path, Options options) : impl_(std::make_unique<Impl>()) {
   check_options(options);
   impl_->options = std::move(options);
-  impl_->graph = std::make_unique<Graph>(import_onnx_file(model_path));
+  jit::Progress progress(impl_->options.progress);
+  progress.stage("importing " + std::filesystem::path(model_path).filename().string());
+  ImportOptions import;
+  import.dims = impl_->options.dims;
+  impl_->graph = std::make_unique<Graph>(import_onnx_file(model_path, import));
   canonicalize(*impl_->graph);
   impl_->check_donated();
   if (!target_for(impl_->options.target).compiles()) {
     impl_->init_reference();
     return;
   }
-  impl_->init_program(lower_for_target(*impl_->graph, impl_->options), std::nullopt);
+  progress.stage(std::string("choosing the ") + strategy_kind_name(impl_->options.strategy) +
+                 " strategy");
+  Program program = lower_for_target(*impl_->graph, impl_->options);
+  progress.stage("loading compiled code");
+  impl_->init_program(std::move(program), std::nullopt, &progress);
 }
 
 Session::Session(std::unique_ptr<Graph> graph, Program program, Options options)

@@ -53,7 +53,7 @@ public:
   CudaLoadedUnit(const TranslationUnit& unit, const jit::CompileOptions& options) {
     const device::DeviceInfo& dev = device::cuda_device();
     const jit::NvrtcOptions nvrtc = cuda_nvrtc_options(options, dev.arch(), dev.driver_version);
-    const CompiledCudaUnit code = compile_cuda_unit(unit, nvrtc);
+    const CompiledCudaUnit code = compile_cuda_unit(unit, nvrtc, 0, options.progress);
     std::map<std::string, size_t> module_of;
     for (size_t p = 0; p < code.parts.size(); ++p) {
       modules_.emplace_back(dev, code.parts[p].code, code.parts[p].code_path);

@@ -14,7 +14,7 @@
 namespace vtc {
 
 CompiledCudaUnit compile_cuda_unit(const TranslationUnit& unit, const jit::NvrtcOptions& options,
-                                   unsigned threads) {
+                                   unsigned threads, jit::Progress* progress) {
   std::vector<std::string> names;
   for (const std::vector<DeviceLaunch>& step : unit.launches)
     for (const DeviceLaunch& l : step)
@@ -40,7 +40,8 @@ CompiledCudaUnit compile_cuda_unit(const TranslationUnit& unit, const jit::Nvrtc
 
   jit::NvrtcOptions quiet = options;
   quiet.verbose = false; // one line for the unit instead of one per part
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next{0}, compiled{0};
+  if (progress) progress->stage("compiling CUDA kernels, parts", sources.size());
   std::exception_ptr failure;
   std::mutex failure_mutex;
   const auto start = std::chrono::steady_clock::now();
@@ -48,6 +49,7 @@ CompiledCudaUnit compile_cuda_unit(const TranslationUnit& unit, const jit::Nvrtc
     for (size_t p = next++; p < sources.size(); p = next++) {
       try {
         out.parts[p] = jit::nvrtc_compile(sources[p], jit::GpuCode::cubin, quiet);
+        if (progress) progress->count(++compiled);
       } catch (...) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();

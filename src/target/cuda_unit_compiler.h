@@ -11,6 +11,7 @@
 
 #include "codegen/translation_unit.h"
 #include "jit/nvrtc_compiler.h"
+#include "jit/progress.h"
 
 namespace vtc {
 
@@ -29,7 +30,8 @@ inline constexpr size_t kEntriesPerCudaPart = 4;
 // Compiles `unit`'s entry points (unit.header and unit.entry_texts) to cubins with
 // `options`, on up to `threads` threads (0: one per core). Throws what nvrtc_compile throws
 // for the first part that fails.
+// Parts compiled so far are counted on `progress` when given.
 CompiledCudaUnit compile_cuda_unit(const TranslationUnit& unit, const jit::NvrtcOptions& options,
-                                   unsigned threads = 0);
+                                   unsigned threads = 0, jit::Progress* progress = nullptr);
 
 } // namespace vtc

@@ -15,7 +15,12 @@
 #                small model: sanitize.txt
 #   bench        `vtc bench --target cuda` of the five workloads at full size, batch 1:
 #                bench_cuda.txt
-# and summary.txt with one line per part.
+#   index        run-time index checks on the device: the small Llama layer with an
+#                out-of-range position gives the reference interpreter's error on cuda, and
+#                the runtime tests' cuda cases (IndexCheckTest, $VTC_RUNTIME_TESTS if given):
+#                index.txt
+# and summary.txt with one line per part. $VTC_DTYPES (default f32,f16,bf16) and $VTC_ONLY
+# (workload names, default all) choose the models the small, full and sanitize parts use.
 #
 # The vtc binary is $VTC, else build/tools/vtc, else it is built here with CMake (the
 # machine then needs vtc's build dependencies). A binary built on another machine travels
@@ -27,10 +32,10 @@
 # (python3 with onnx and numpy); onnxruntime is the CPU peer `vtc check` compares with.
 set -uo pipefail
 
-out=${1:?usage: tests/cuda/device_check.sh OUTDIR [conformance small full sanitize bench]}
+out=${1:?usage: tests/cuda/device_check.sh OUTDIR [conformance small full sanitize bench index]}
 shift
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(conformance small full sanitize bench)
+[ ${#parts[@]} -eq 0 ] && parts=(conformance small full sanitize bench index)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -55,9 +60,12 @@ nvidia-smi -L >"$out/gpu.txt" 2>&1
 note "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 
 models_of() { # size -> the generated model files
-  local dir=$work/models-$1
+  local dir
+  dir=$work/models-$1-$(echo "${VTC_DTYPES:-all}-${VTC_ONLY:-all}" | tr ' ,' '__')
   if [ ! -d "$dir" ]; then
-    python3 "$root/models/generate.py" --out "$dir" --size "$1" --batch 1 >"$out/generate_$1.txt" 2>&1 ||
+    # shellcheck disable=SC2086
+    python3 "$root/models/generate.py" --out "$dir" --size "$1" --batch 1 --dtype "${VTC_DTYPES:-f32,f16,bf16}" \
+      ${VTC_ONLY:+--only $VTC_ONLY} >"$out/generate_$1.txt" 2>&1 ||
       { note "generate $1: FAILED"; return 1; }
   fi
   ls "$dir"/*.onnx
@@ -127,6 +135,27 @@ for part in "${parts[@]}"; do
       done
     done
     note "bench cuda: $(grep -c '^bench:' "$log") models timed (bench_cuda.txt)"
+    ;;
+  index)
+    log=$out/index.txt
+    : >"$log"
+    dir=$work/models-index
+    python3 "$root/models/generate.py" --out "$dir" --size small --batch 1 --dtype f32 \
+      --only llama3_layer >>"$log" 2>&1
+    python3 -c "import numpy; numpy.save('$dir/pos.npy', numpy.array([1000], dtype=numpy.int64))"
+    for t in ref cuda; do
+      "$vtc" run "$dir/llama3_layer_small_f32_b1.onnx" --target $t --cache-dir "$cache" \
+        --donate past_k --donate past_v -i pos="$dir/pos.npy" >"$work/index_$t.txt" 2>&1
+      echo "== $t exit $?: $(grep 'error' "$work/index_$t.txt")" >>"$log"
+    done
+    same=no
+    [ "$(grep -c "exit 1: vtc: error: Gather 'attn/cos_gather': index 1000 out of range" "$log")" = 2 ] && same=yes
+    tests=""
+    if [ -n "${VTC_RUNTIME_TESTS:-}" ]; then
+      "$VTC_RUNTIME_TESTS" --gtest_filter='IndexCheckTest.Cuda*:RuntimeTest.Cuda*' >>"$log" 2>&1
+      tests=", runtime tests exit $?"
+    fi
+    note "index: out-of-range position is the reference's error on cuda: $same$tests (index.txt)"
     ;;
   *) note "unknown part '$part'" ;;
   esac

@@ -110,6 +110,53 @@ TEST(Import, FrozenInputsBecomeConstants) {
   EXPECT_EQ(g.outputs[0]->type.shape, (Shape{3, 2}));
 }
 
+// A model exported with dynamic axes: x [batch, seq, 8] -> Transpose -> y [batch, 8, seq].
+std::string dynamic_axes_model() {
+  ModelBuilder b;
+  b.input("x", DType::f32, {1, 1, 8});
+  auto& t = b.node("Transpose", {"x"}, {"y"});
+  ModelBuilder::set_ints(t, "perm", {0, 2, 1});
+  b.output("y");
+  auto* dims = b.model()
+                   .mutable_graph()
+                   ->mutable_input(0)
+                   ->mutable_type()
+                   ->mutable_tensor_type()
+                   ->mutable_shape();
+  dims->mutable_dim(0)->set_dim_param("batch");
+  dims->mutable_dim(1)->set_dim_param("seq");
+  return b.bytes();
+}
+
+std::string import_error(const std::string& bytes, const ImportOptions& options) {
+  try {
+    import_onnx_bytes(bytes, ".", "dyn.onnx", options);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Import, SymbolicDimensionsTakeTheSizesGiven) {
+  ImportOptions options;
+  options.dims = {{"batch", 3}, {"seq", 5}};
+  Graph g = import_onnx_bytes(dynamic_axes_model(), ".", "dyn.onnx", options);
+  EXPECT_EQ(g.inputs[0]->type.shape, (Shape{3, 5, 8}));
+  EXPECT_EQ(g.outputs[0]->type.shape, (Shape{3, 8, 5}));
+}
+
+TEST(Import, SymbolicDimensionsWithoutASizeOrUnknownNamesAreNamed) {
+  ImportOptions options;
+  options.dims = {{"batch", 3}};
+  EXPECT_EQ(import_error(dynamic_axes_model(), options),
+            "dyn.onnx: input 'x' has a symbolic dimension 'seq': give its size (Options::dims, "
+            "--dim seq=N)");
+  options.dims = {{"batch", 3}, {"seq", 5}, {"heads", 2}};
+  EXPECT_EQ(import_error(dynamic_axes_model(), options),
+            "dyn.onnx: dimension 'heads' is given a size, but no graph input has a symbolic "
+            "dimension of that name");
+}
+
 TEST(Import, RunsImportedGraph) {
   ModelBuilder b;
   b.input("x", DType::f32, {2, 2});

@@ -116,6 +116,22 @@ TEST(Contiguity, GqaExpandOverHeadDim128HasRun128) {
   EXPECT_EQ(c1.type, Profitability::partial);
 }
 
+// A scatter's overlay piece holds an element only where its search finds an update row: a run
+// may cross only dimensions the search does not read. ScatterElements on axis 0 searches each
+// column apart (no run); ScatterND's rows are searched by row, whole rows stay runs.
+TEST(Contiguity, SearchedPieceRunsOnlyAlongDimensionsItsSearchIgnores) {
+  const Base* upd = named_base("upd", {2, 3});
+  const Base* idx = named_base("idx", {2, 3});
+  const Base* rows = named_base("rows", {2, 1});
+  const Box g{{0, 4}, {0, 3}};
+  IndexExpr i0 = IndexExpr::var(0, 4), i1 = IndexExpr::var(1, 3), s = IndexExpr::var(2, 2);
+  Piece by_column{g, {Search{2, {{IndexExpr::load(idx, {s, i1}), i0}}}}, upd, {s, i1}, 0};
+  EXPECT_EQ(piece_contiguity(by_column).run, 1);
+  Piece by_row{
+      g, {Search{2, {{IndexExpr::load(rows, {s, IndexExpr::constant(0)}), i0}}}}, upd, {s, i1}, 0};
+  EXPECT_EQ(piece_contiguity(by_row).run, 3);
+}
+
 TEST(Analysis, InjectiveCoversInverse) {
   const Base* x = named_base("x", {4, 6});
   Mapping t = transpose_read(x, {1, 0});

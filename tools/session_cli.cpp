@@ -55,6 +55,9 @@ void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
   cmd->add_option("--donate", options.donate,
                   "a graph input the program may update in place (repeatable)");
   cmd->add_flag("--verbose,-v", options.verbose, "report lowering and compilation on stderr");
+  cmd->add_flag("--sanitize", options.sanitize,
+                "cpu: generated code under AddressSanitizer and UBSan, each buffer allocated on "
+                "its own (needs the ASan runtime preloaded: README)");
 }
 
 HostTensorMap model_inputs(const std::vector<TensorSpec>& specs,

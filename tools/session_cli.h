@@ -11,8 +11,8 @@
 
 namespace vtc::cli {
 
-// --library, --cache-dir, --threads, --donate, --verbose (and --strategy when `strategy` is
-// set).
+// --library, --cache-dir, --threads, --donate, --verbose, --sanitize (and --strategy when
+// `strategy` is set).
 void add_session_flags(CLI::App* cmd, Options& options, bool strategy);
 
 // Options whose values are the enums of vtc/options.h, spelled as on the command line.

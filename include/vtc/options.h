@@ -100,8 +100,8 @@ struct Options {
   bool time_steps = false;
   // cpu: generated code built with AddressSanitizer and UBSan, each buffer allocated on its own
   // so that an out-of-bounds access through a mapping is reported, not absorbed by a
-  // neighbouring buffer. The process must have the ASan runtime loaded (README, "Tests");
-  // $VTC_SANITIZE=1 turns it on too.
+  // neighbouring buffer. The process must have the ASan runtime loaded (README, "Under the
+  // sanitizers"); $VTC_SANITIZE=1 turns it on too.
   bool sanitize = false;
 };
 

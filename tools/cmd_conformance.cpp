@@ -30,6 +30,7 @@ struct ConformanceArgs {
   bool verbose = false;
   std::string cache_dir;
   bool compile_only = false;
+  bool sanitize = false;
 };
 
 // Known failures: one case name per line, '#' starts the reason.
@@ -90,7 +91,8 @@ int conformance(const ConformanceArgs& args) {
   std::vector<std::string> dirs = list_conformance_cases(args.dir, args.filter);
   fmt::print(stderr, "running {} cases from {} on target {} ({} at a time)\n", dirs.size(),
              args.dir, args.target, args.jobs);
-  ConformanceOptions options{args.target, args.timeout, args.cache_dir, args.compile_only};
+  ConformanceOptions options{args.target, args.timeout, args.cache_dir, args.compile_only,
+                             args.sanitize};
   std::vector<CaseResult> results = run_all(dirs, options, args.jobs);
   print_table(results);
 
@@ -161,6 +163,9 @@ void add_conformance_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--compile-only", args->compile_only,
                 "target cuda without a GPU: generate and compile every strategy's unit with "
                 "NVRTC, run nothing");
+  cmd->add_flag("--sanitize", args->sanitize,
+                "target cpu: generated code under AddressSanitizer and UBSan (needs the ASan "
+                "runtime preloaded: README)");
   cmd->add_option("--filter", args->filter, "only cases whose folder name matches this regex");
   cmd->add_option("--expect", args->expect_file,
                   "known failures, one case a line with '# reason'; fail on any other failure "

@@ -89,6 +89,7 @@ LoweredCase lower_case(const std::string& bytes, const std::string& dir,
   c.options.target = *parse_target_kind(options.target);
   c.options.strategy = *parse_strategy_kind(strategy);
   c.options.cache_dir = options.cache_dir;
+  c.options.sanitize = options.sanitize;
   c.program = lower_for_target(*c.graph, c.options);
   return c;
 }

@@ -25,6 +25,8 @@ struct ConformanceOptions {
   // Target cuda without a GPU: every strategy's translation unit generated and compiled by
   // NVRTC (not optimised), nothing run; a case passes when every unit compiles.
   bool compile_only = false;
+  // Target cpu: generated code under AddressSanitizer and UBSan (Options::sanitize).
+  bool sanitize = false;
 };
 
 // Runs one case folder (in the calling process: no isolation).

@@ -15,8 +15,8 @@ namespace vtc::cli {
 // --dim NAME=SIZE (repeatable): sizes of symbolic input dimensions into `dims`.
 CLI::Option* add_dims_option(CLI::App* cmd, std::map<std::string, int64_t>& dims);
 
-// --dim, --library, --cache-dir, --threads, --donate, --verbose (and --strategy when
-// `strategy` is set).
+// --dim, --library, --cache-dir, --threads, --donate, --verbose, --quiet, --sanitize (and
+// --strategy when `strategy` is set).
 void add_session_flags(CLI::App* cmd, Options& options, bool strategy);
 
 // Options whose values are the enums of vtc/options.h, spelled as on the command line.

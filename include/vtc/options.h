@@ -106,6 +106,11 @@ struct Options {
   // cuda: time every step with CUDA events, launching steps one by one, instead of replaying
   // the program as CUDA graphs (Session::last_step_times; cpu always times its steps).
   bool time_steps = false;
+  // cpu: generated code built with AddressSanitizer and UBSan, each buffer allocated on its own
+  // so that an out-of-bounds access through a mapping is reported, not absorbed by a
+  // neighbouring buffer. The process must have the ASan runtime loaded (README, "Under the
+  // sanitizers"); $VTC_SANITIZE=1 turns it on too.
+  bool sanitize = false;
 };
 
 } // namespace vtc

@@ -161,9 +161,10 @@ std::string cache_key(const std::string& source, const CompileOptions& options) 
   Sha256 hash;
   hash_part(hash, "vtc-jit-host-cpp-v1");
   hash_part(hash, compiler_identity(options.compiler));
-  hash_part(hash, std::to_string(options.flags.size()));
+  const std::vector<std::string> flags = effective_flags(options);
+  hash_part(hash, std::to_string(flags.size()));
   bool native = false;
-  for (const std::string& flag : options.flags) {
+  for (const std::string& flag : flags) {
     hash_part(hash, flag);
     native = native || flag.find("native") != std::string::npos;
   }

@@ -6,7 +6,8 @@
 // binaries are never loaded. Headers outside the include directories (the standard library)
 // are covered by the compiler's identity. When a flag asks for the host CPU (-march=native),
 // the host CPU's identity is part of the key too, so a cache directory shared between machines
-// never hands one machine code built for another's instruction set.
+// never hands one machine code built for another's instruction set. The flags hashed are
+// effective_flags(): the sanitizers' included.
 #pragma once
 
 #include <string>

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "jit/sanitizer.h"
+
 namespace vtc::jit {
 namespace {
 
@@ -44,6 +46,20 @@ std::vector<std::string> default_compile_flags() {
   // what keeps every strategy bitwise identical.
   return {"-O3",     "-march=native", "-ffp-contract=off", "-fopenmp", "-std=c++20",
           "-shared", "-fPIC"};
+}
+
+bool default_sanitize() {
+  std::string value = env("VTC_SANITIZE");
+  return !value.empty() && value != "0";
+}
+
+std::vector<std::string> effective_flags(const CompileOptions& options) {
+  std::vector<std::string> flags = options.flags;
+  if (options.sanitize) {
+    std::vector<std::string> more = sanitizer_flags();
+    flags.insert(flags.end(), more.begin(), more.end());
+  }
+  return flags;
 }
 
 } // namespace vtc::jit

@@ -1,7 +1,8 @@
 // How the JIT compiles generated host C++: which compiler, which flags, where the kernel
-// templates are, where compiled shared objects are cached. The defaults come from the
-// environment ($CXX, $XDG_CACHE_HOME, $HOME) in one place, compile_options.cpp, and
-// nowhere else in vtc; the CLI and the API overwrite fields (e.g. --cache-dir) afterwards.
+// templates are, where compiled shared objects are cached, whether under the sanitizers. The
+// defaults come from the environment ($CXX, $XDG_CACHE_HOME, $HOME, $VTC_SANITIZE) in one place,
+// compile_options.cpp, and nowhere else in vtc; the CLI and the API overwrite fields (e.g.
+// --cache-dir) afterwards.
 #pragma once
 
 #include <string>
@@ -19,6 +20,8 @@ std::string default_cache_dir();
 std::string default_source_dir(const std::string& built_from);
 // -O3 -march=native -ffp-contract=off -fopenmp -std=c++20 -shared -fPIC
 std::vector<std::string> default_compile_flags();
+// Whether $VTC_SANITIZE is set to anything but "" or "0".
+bool default_sanitize();
 
 struct CompileOptions {
   // The compiler command; split on whitespace, so a launcher such as "ccache g++" works.
@@ -32,10 +35,18 @@ struct CompileOptions {
   std::vector<std::string> include_dirs;
   // Where <key>.so, <key>.cpp and <key>.ok live; created when missing.
   std::string cache_dir = default_cache_dir();
+  // Build the generated code with AddressSanitizer and UBSan (sanitizer.h): the flags become
+  // effective_flags(), and the process must have the ASan runtime loaded. Executors then
+  // allocate each buffer on its own, so an out-of-bounds access is reported (executor.h).
+  bool sanitize = default_sanitize();
   // Progress on stderr: "compiling <n> lines of generated C++ ... done in X s", "(cached)".
   bool verbose = false;
   // Where compiling reports its progress as it goes (not owned; null: nowhere).
   class Progress* progress = nullptr;
 };
+
+// The flags the compiler runs with: `flags`, then sanitizer_flags() when `sanitize`. The cache
+// key covers exactly these.
+std::vector<std::string> effective_flags(const CompileOptions& options);
 
 } // namespace vtc::jit

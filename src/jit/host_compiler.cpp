@@ -14,6 +14,7 @@
 #include "jit/cache_files.h"
 #include "jit/cache_key.h"
 #include "jit/process.h"
+#include "jit/sanitizer.h"
 #include "jit/sha256.h"
 #include "vtc/error.h"
 
@@ -60,7 +61,8 @@ CompiledObject compile_impl(const std::string& source, const CompileOptions& opt
   write_atomically(cpp, source);
   fs::path tmp_so = dir / (result.key + "." + unique_suffix() + ".tmp.so");
   std::vector<std::string> argv = split_command(options.compiler);
-  argv.insert(argv.end(), options.flags.begin(), options.flags.end());
+  const std::vector<std::string> flags = effective_flags(options);
+  argv.insert(argv.end(), flags.begin(), flags.end());
   for (const std::string& include : options.include_dirs)
     argv.push_back("-I" + include);
   argv.insert(argv.end(), {"-o", tmp_so.string(), cpp.string()});
@@ -111,6 +113,7 @@ std::string compile_shared_object(const std::string& source, const CompileOption
 }
 
 LoadedObject compile_and_load(const std::string& source, const CompileOptions& options) {
+  if (options.sanitize) check_sanitizer_runtime(); // before dlopen, which would end the process
   CompiledObject object = compile_object(source, options);
   if (object.cached) {
     try {

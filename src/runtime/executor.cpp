@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -15,39 +14,23 @@
 
 namespace vtc {
 
-namespace {
-
-// The address of every empty buffer: generated code never sees a null pointer.
-alignas(64) std::byte empty_storage[64];
-
-} // namespace
-
 Executor::Executor(const Program& program, const TranslationUnit& unit, const Target& target,
                    const jit::CompileOptions& compile, int threads)
-    : ProgramRunner(program, unit, target, compile), threads_(threads) {
+    : ProgramRunner(program, unit, target, compile), threads_(threads),
+      buffers_(program_, plan_, compile.sanitize) {
   size_t nbuf = program_.buffers.size();
-
-  if (plan_.peak_bytes > 0) {
-    arena_ = static_cast<std::byte*>(
-        std::aligned_alloc(size_t(kArenaAlignment), size_t(plan_.peak_bytes)));
-    VTC_CHECK(arena_) << "cannot allocate the " << plan_.peak_bytes << "-byte arena";
-    std::memset(arena_, 0, size_t(plan_.peak_bytes));
-  }
-  pointers_.assign(nbuf + 2, empty_storage);
+  pointers_.assign(nbuf + 2, buffers_.empty());
   pointers_[size_t(program_.status_slot())] = &status_;
   pointers_[size_t(program_.status_slot()) + 1] = &status_;
   for (size_t id = 0; id < nbuf; ++id) {
     const BufferInfo& b = program_.buffers[id];
     if (b.role == BufferRole::constant && b.type.nbytes() > 0)
       pointers_[id] = const_cast<std::byte*>(b.value->constant->raw());
-    if (b.role == BufferRole::intermediate && plan_.sizes[id] > 0)
-      pointers_[id] = arena_ + plan_.offsets[id];
+    if (b.role == BufferRole::intermediate) pointers_[id] = buffers_.intermediate(int(id));
   }
 }
 
-Executor::~Executor() {
-  std::free(arena_);
-}
+Executor::~Executor() = default;
 
 void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& outputs) {
   check_bindings(inputs, outputs);
@@ -55,7 +38,7 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
   if (threads_ > 0) omp_set_num_threads(threads_);
 #endif
   for (size_t i = 0; i < inputs.size(); ++i) {
-    pointers_[size_t(program_.inputs[i])] = inputs[i] ? inputs[i] : empty_storage;
+    pointers_[size_t(program_.inputs[i])] = inputs[i] ? inputs[i] : buffers_.empty();
   }
   // Outputs the program stores directly; the rest (aliased outputs, outputs that are inputs
   // or constants, a value listed twice) are copied out after the run when needed.
@@ -67,7 +50,7 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
     if (b.alias_of >= 0) {
       pointers_[size_t(id)] = pointers_[size_t(b.alias_of)];
     } else if (b.role == BufferRole::output && !seen[size_t(id)]) {
-      pointers_[size_t(id)] = b.type.nbytes() ? outputs[j] : empty_storage;
+      pointers_[size_t(id)] = b.type.nbytes() ? outputs[j] : buffers_.empty();
       direct[j] = true;
     }
     seen[size_t(id)] = true;

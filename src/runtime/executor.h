@@ -3,7 +3,8 @@
 // from the memory plan, and on each run fills the table of buffer addresses (bound inputs and
 // outputs, constants, arena offsets) and calls the steps in order, timing each one.
 // Interpreter steps run their nodes on the reference interpreter, reading and writing the
-// same physical buffers. Binding rules: program_runner.h.
+// same physical buffers. Binding rules: program_runner.h. Under the sanitizers each
+// intermediate has a block of its own instead of a place in the arena (host_buffers.h).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "kernels/cpu/constant_packs.h"
+#include "runtime/host_buffers.h"
 #include "runtime/program_runner.h"
 
 namespace vtc {
@@ -30,7 +32,7 @@ public:
 
 private:
   int threads_ = 0;
-  std::byte* arena_ = nullptr;
+  HostBuffers buffers_;
   std::vector<void*> pointers_;    // per buffer: its address during a run; then the status slots
   kernels::IndexFailure status_{}; // the run's index-check record
   kernels::ConstantPacks packs_;

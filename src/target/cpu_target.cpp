@@ -84,6 +84,7 @@ jit::CompileOptions CpuTarget::compile_options(const Options& o) const {
       << " (Options::source_dir names the vtc source tree)";
   c.include_dirs = {kernels.string(), root};
   c.verbose = o.verbose;
+  c.sanitize = c.sanitize || o.sanitize;
   return c;
 }
 

@@ -1,6 +1,6 @@
-// Cache keys: what changes them (source, flags, any transitively included kernel header)
-// and what does not (system headers, the checkout's location); the compiler identity; the
-// environment-derived defaults.
+// Cache keys: what changes them (source, flags, the sanitizers, any transitively included
+// kernel header) and what does not (system headers, the checkout's location); the compiler
+// identity; the environment-derived defaults.
 #include "jit/cache_key.h"
 
 #include <cstdlib>
@@ -67,6 +67,15 @@ TEST_F(CacheKey, ChangesWithSourceFlagsAndEveryIncludedHeader) {
   CompileOptions linked = o;
   linked.libraries = {"openblas"};
   EXPECT_NE(cache_key(kSource, linked), key);
+  // Sanitized code is another object: its key differs, and is the key of the same flags
+  // spelled out.
+  CompileOptions plain = o, sanitized = o, spelled = o;
+  plain.sanitize = false;
+  sanitized.sanitize = true;
+  spelled.sanitize = false;
+  spelled.flags = effective_flags(sanitized);
+  EXPECT_NE(cache_key(kSource, sanitized), cache_key(kSource, plain));
+  EXPECT_EQ(cache_key(kSource, sanitized), cache_key(kSource, spelled));
 
   // Editing the deepest header (reached only through a.h and sub/b.h) changes the key.
   testing::write_file(dir_ / "k/c.h", "#pragma once\nint c(); // edited\n");
@@ -162,6 +171,14 @@ TEST(CompileDefaults, ComeFromTheEnvironment) {
     ScopedEnv home("HOME", nullptr);
     std::string dir = default_cache_dir();
     EXPECT_NE(dir.find("vtc-cache-"), std::string::npos) << dir;
+  }
+  {
+    ScopedEnv sanitize("VTC_SANITIZE", "1");
+    EXPECT_TRUE(CompileOptions().sanitize);
+  }
+  for (const char* off : {"0", "", static_cast<const char*>(nullptr)}) {
+    ScopedEnv sanitize("VTC_SANITIZE", off);
+    EXPECT_FALSE(CompileOptions().sanitize) << (off ? off : "unset");
   }
   EXPECT_EQ(default_compile_flags(),
             (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=off", "-fopenmp",

@@ -38,6 +38,73 @@ std::string index_check_error(const IndexCheck& check, int64_t value, int64_t fl
   return movement::index_out_of_range(*check.node, value, b.size, b.axis);
 }
 
+namespace {
+
+// Ops whose output elements are elements of their first input.
+bool moves_elements(const Node& n) {
+  return n.op == "Reshape" || n.op == "Unsqueeze" || n.op == "Squeeze" || n.op == "Flatten" ||
+         n.op == "Expand" || n.op == "Identity";
+}
+
+// Every element of `v` in [-size, size).
+bool values_within(const Value* v, int64_t size, const CheckedRange& checked, int depth = 0) {
+  if (!v || depth > 16) return false;
+  if (v->constant) {
+    for (int64_t f = 0; f < v->constant->numel(); ++f) {
+      const int64_t x = v->constant->get_i64(f);
+      if (x < -size || x >= size) return false;
+    }
+    return true;
+  }
+  if (checked(v, size)) return true;
+  const Node* p = v->producer;
+  if (!p) return false;
+  if (moves_elements(*p)) return values_within(p->input(0), size, checked, depth + 1);
+  if (p->op == "Concat") {
+    for (const Value* in : p->inputs)
+      if (!values_within(in, size, checked, depth + 1)) return false;
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
+bool indices_known_in_range(const IndexCheck& check, const CheckedRange& checked) {
+  const std::vector<IndexBound>& b = check.bounds;
+  bool uniform = true;
+  for (const IndexBound& x : b)
+    uniform &= x.size == b[0].size;
+  if (uniform) return values_within(check.indices, b[0].size, checked);
+  // A tuple: a Concat along the last axis, each part holding coordinates [at, at + width).
+  const Node* p = check.indices->producer;
+  const int64_t rank = int64_t(check.indices->type.shape.size());
+  if (!p || p->op != "Concat" || rank == 0) return false;
+  const int64_t axis = p->attr_int("axis", 0);
+  if (axis != -1 && axis != rank - 1) return false;
+  int64_t at = 0;
+  for (const Value* in : p->inputs) {
+    if (!in || in->type.shape.size() != size_t(rank)) return false;
+    const int64_t width = in->type.shape.back();
+    if (at + width > int64_t(b.size())) return false;
+    bool same = true;
+    for (int64_t c = at; c < at + width; ++c)
+      same &= b[size_t(c)].size == b[size_t(at)].size;
+    if (same && width > 0) {
+      if (!values_within(in, b[size_t(at)].size, checked)) return false;
+    } else if (in->constant) {
+      for (int64_t f = 0; f < in->constant->numel(); ++f) {
+        const int64_t x = in->constant->get_i64(f), size = b[size_t(at + f % width)].size;
+        if (x < -size || x >= size) return false;
+      }
+    } else {
+      return false;
+    }
+    at += width;
+  }
+  return at == int64_t(b.size());
+}
+
 void check_constant_indices(const IndexCheck& check) {
   const Tensor& t = *check.indices->constant;
   for (int64_t f = 0; f < t.numel(); ++f) {

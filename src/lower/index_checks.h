@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -21,5 +22,17 @@ std::string index_check_error(const IndexCheck& check, int64_t value, int64_t fl
 
 // Throws index_check_error for the first out-of-range element of constant indices.
 void check_constant_indices(const IndexCheck& check);
+
+// Whether `v`'s elements are checked to lie in [-size, size) by a check that runs before any
+// step could read `v`: answered by `checked` for the indices an earlier check covers.
+using CheckedRange = std::function<bool(const Value* v, int64_t size)>;
+
+// Whether every element of `check`'s indices is already known in range, so that the check can
+// be left out: constants in range, values of indices an earlier check covers against the same
+// size reached through ops that only move elements (Reshape, Unsqueeze, Squeeze, Flatten,
+// Expand, Identity, Concat), and index tuples assembled by a Concat along their last axis,
+// each part against the sizes of the coordinates it holds (a KV-cache update's (batch, head,
+// position) built from a constant grid and the position a rotary Gather already checked).
+bool indices_known_in_range(const IndexCheck& check, const CheckedRange& checked);
 
 } // namespace vtc

@@ -332,10 +332,14 @@ private:
   // A check step for every node reading run-time indices (constant ones are checked now),
   // each placed after the last step writing a buffer its indices are stored in. Nodes reading
   // the same indices against the same sizes (a rotary table's cos and sin, a key and a value
-  // cache update) share the first one's check, which names the node an in-order run fails at.
+  // cache update) share the first one's check, which names the node an in-order run fails at;
+  // indices that constants and earlier checks already bound (indices_known_in_range) get none.
   void index_check_steps() {
     std::vector<std::pair<size_t, StepInfo>> checks;
     std::set<std::pair<const Value*, std::vector<int64_t>>> seen;
+    // Indices a check kept so far covers, each against one size for all its elements.
+    std::set<std::pair<const Value*, int64_t>> uniform;
+    auto covered = [&](const Value* v, int64_t size) { return uniform.count({v, size}) != 0; };
     for (const auto& n : g_.nodes()) {
       std::optional<IndexCheck> check = index_check_of(*n);
       if (!check) continue;
@@ -347,12 +351,15 @@ private:
       for (const IndexBound& b : check->bounds)
         sizes.push_back(b.size);
       if (!seen.emplace(check->indices, sizes).second) continue;
+      if (indices_known_in_range(*check, covered)) continue;
       StepInfo s;
       s.name = "check indices '" + check->indices->name + "' of " + n->describe();
       s.kind = StepKind::index_check;
       touch(check->indices, s.reads);
       s.operands.push_back(stored_access(check->indices));
       s.bytes = int64_t(check->indices->type.nbytes());
+      if (std::all_of(sizes.begin(), sizes.end(), [&](int64_t x) { return x == sizes[0]; }))
+        uniform.emplace(check->indices, sizes[0]);
       s.check = std::move(check);
       size_t at = 0;
       for (size_t k = 0; k < p_.steps.size(); ++k)

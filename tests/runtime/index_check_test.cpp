@@ -215,6 +215,54 @@ TEST_F(IndexCheckTest, CudaChecksEveryRunTimeIndexOnTheDevice) {
   if (!check_target(TargetKind::cuda)) GTEST_SKIP() << "no usable GPU";
 }
 
+// A decode step's two uses of the position: a rotary table row (Gather) and the KV-cache tuple
+// (batch, head, pos) built from a constant grid and the position reshaped and expanded. The
+// tuple holds nothing the Gather's check and the constants do not already bound, so the
+// program checks the position once, and an out-of-range position is still the reference's
+// error.
+TEST_F(IndexCheckTest, DerivedIndicesAnEarlierCheckBoundsAreNotCheckedAgain) {
+  ModelBuilder b;
+  b.input("table", DType::f32, {32, 4});
+  b.input("cache", DType::f32, {1, 2, 32, 4});
+  b.input("pos", DType::i64, {1});
+  b.input("u", DType::f32, {1, 2, 1, 4});
+  b.initializer("grid", ints({1, 2, 1, 2}, {0, 0, 0, 1}));
+  b.initializer("pos_shape", ints({4}, {1, 1, 1, 1}));
+  b.initializer("grid_shape", ints({4}, {1, 2, 1, 1}));
+  ModelBuilder::set_int(b.node("Gather", {"table", "pos"}, {"row"}, "rotary"), "axis", 0);
+  b.node("Relu", {"row"}, {"y"}, "relu");
+  b.node("Reshape", {"pos", "pos_shape"}, {"pos4"}, "pos_reshape");
+  b.node("Expand", {"pos4", "grid_shape"}, {"pos_grid"}, "pos_expand");
+  ModelBuilder::set_int(b.node("Concat", {"grid", "pos_grid"}, {"tuple"}, "tuple"), "axis", -1);
+  b.node("ScatterND", {"cache", "tuple", "u"}, {"new_cache"}, "cache_update");
+  b.output("y");
+  b.output("new_cache");
+  const std::string path = (dir_ / "decode.onnx").string();
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  Options ref_options = options({"cache"});
+  ref_options.target = TargetKind::ref;
+  Session ref(path, ref_options);
+  HostTensorMap good = testing::random_inputs(ref, 3), bad = good;
+  good["pos"] = ints({1}, {-3});
+  bad["pos"] = ints({1}, {40});
+  const HostTensorMap expected = ref.run(good);
+  const std::string expected_error = error_of([&] { ref.run(bad); });
+  EXPECT_EQ(expected_error,
+            "Gather 'rotary': index 40 out of range [-32, 31] for axis 0 of size 32");
+  for (StrategyKind strategy : {StrategyKind::none, StrategyKind::greedy}) {
+    Options o = options({"cache"});
+    o.strategy = strategy;
+    Session s(path, o);
+    int checks = 0;
+    for (const StepInfo& step : s.program().steps)
+      checks += step.kind == StepKind::index_check;
+    EXPECT_EQ(checks, 1) << strategy_kind_name(strategy);
+    for (const auto& [name, t] : s.run(good))
+      EXPECT_TRUE(t.bitwise_equal(expected.at(name))) << name;
+    EXPECT_EQ(error_of([&] { s.run(bad); }), expected_error);
+  }
+}
+
 TEST_F(IndexCheckTest, ConstantIndicesOutOfRangeAreRefusedAtCompileTime) {
   ModelBuilder b;
   b.input("x", DType::f32, {6, 4});

@@ -59,8 +59,10 @@ Emitted emit_program_accessors(const std::string& path, const std::vector<std::s
       AccessorEmitter emitter(p.storage, dialect, defs, counter);
       Acc acc = emitter.stored(a.value);
       e.mapped += a.kind == AccessKind::mapped;
-      const bool output = std::find(step.kernel->outputs.begin(), step.kernel->outputs.end(),
-                                    a.value) != step.kernel->outputs.end();
+      // Index-check steps read their indices only.
+      const bool output =
+          step.kernel && std::find(step.kernel->outputs.begin(), step.kernel->outputs.end(),
+                                   a.value) != step.kernel->outputs.end();
       const std::string name = "k" + std::to_string(e.kernels++);
       kernels += "extern \"C\" __global__ void " + name +
                  "(void* const* buf, float* out) {\n  const auto a = " + acc.init +

@@ -11,6 +11,7 @@
 #include "lower/lower.h"
 #include "passes/canonicalize.h"
 #include "passes/fusion.h"
+#include "runtime/lowering.h"
 #include "session_cli.h"
 #include "target/target.h"
 #include "vtc/error.h"
@@ -24,6 +25,8 @@ struct OptArgs {
   std::string stage = "fusion";
   LibraryMode library = LibraryMode::automatic;
   TargetKind target = TargetKind::cpu;
+  StrategyKind strategy = StrategyKind::greedy;
+  std::vector<std::string> donate;
   ImportOptions import;
 };
 
@@ -39,11 +42,12 @@ int opt(const OptArgs& args) {
   if (args.stage == "canonicalize") return fmt::print("{}", print_graph(g)), 0;
   KernelGraph kg = fuse(g, target.fuse_options());
   if (args.stage == "fusion") return fmt::print("{}", print_kernel_graph(kg)), 0;
-  target.choose_implementations(kg, args.library);
-  LowerOptions lower;
-  lower.generates_kernel = [&target](const Kernel& k) { return target.generates_kernel(k); };
-  lower.generates_copy = [&target](const Node& n) { return target.generates_copy(n); };
-  Program p = lower_program(g, kg, StorageDecision{}, lower);
+  Options options;
+  options.target = args.target;
+  options.strategy = args.strategy;
+  options.library = args.library;
+  options.donate = args.donate;
+  Program p = lower_for_target(g, options);
   if (args.stage == "lower") return fmt::print("{}", print_program(p)), 0;
   fmt::print("{}", generate_translation_unit(p, target.dialect()).source);
   return 0;
@@ -57,8 +61,12 @@ void add_opt_command(CLI::App& app, int& exit_code) {
   cmd->add_option("model", args->model, "ONNX model file")->required();
   cmd->add_option("--print-after", args->stage,
                   "stage to print: import, canonicalize, fusion, lower, source");
-  add_target_option(cmd, args->target, "the target whose pipeline runs: cpu");
+  add_target_option(cmd, args->target, "the target whose pipeline runs: cpu or cuda");
   add_library_option(cmd, args->library);
+  add_strategy_option(cmd, args->strategy,
+                      "the strategy the lower and source stages show: none, type1 or greedy");
+  cmd->add_option("--donate", args->donate,
+                  "a graph input the program may update in place (repeatable)");
   add_dims_option(cmd, args->import.dims);
   cmd->callback([args, &exit_code] { exit_code = opt(*args); });
 }

@@ -80,6 +80,13 @@ def first_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
 
 
+def print_timed(case: Case, system: str, record: dict) -> None:
+    """The one line a timed peer reports: its median, first call and output check."""
+    ok = "ok" if record["check"]["ok"] else "NOT OK: " + record["check"]["problem"]
+    print(f"peers: {case.name}: {system}: median {record['median_ms']:.3f} ms, "
+          f"first call {record['first_call_s']:.1f} s, outputs {ok}", flush=True)
+
+
 def load_inputs(directory: str) -> dict[str, np.ndarray]:
     """Every NAME.npy of `directory`, by NAME."""
     return {f[:-4]: np.load(os.path.join(directory, f))
@@ -216,9 +223,7 @@ def run_torch(torch, case: Case, systems: list[str], inputs_dir: str, order: lis
         try:
             record = run_torch_system(torch, system, module, arg_sets, names, expected, case,
                                       repeat, warmup, on_gpu)
-            ok = "ok" if record["check"]["ok"] else "NOT OK: " + record["check"]["problem"]
-            print(f"peers: {case.name}: {system}: median {record['median_ms']:.3f} ms, "
-                  f"first call {record['first_call_s']:.1f} s, outputs {ok}", flush=True)
+            print_timed(case, system, record)
         except Exception as e:
             traceback.print_exc()
             record = unavailable(first_line(e))
@@ -307,9 +312,7 @@ def main(argv: list[str]) -> int:
             record = jax_peers.run(case, load_inputs(args.inputs), expected, args.repeat,
                                    args.warmup, args.target, weights, args.rotate)
             if record["available"]:
-                ok = "ok" if record["check"]["ok"] else "NOT OK: " + record["check"]["problem"]
-                print(f"peers: {case.name}: jax_jit: median {record['median_ms']:.3f} ms, "
-                      f"first call {record['first_call_s']:.1f} s, outputs {ok}", flush=True)
+                print_timed(case, "jax_jit", record)
         except Exception as e:
             traceback.print_exc()
             record = unavailable(first_line(e))

@@ -106,9 +106,9 @@ def main(argv: list[str]) -> int:
     except ImportError:
         have_torch = False
     with open(args.cases) as f:
-        todo = [Case(**c) for c in json.load(f)]
+        cases = [Case(**c) for c in json.load(f)]
     report, failed = {}, 0
-    for case in todo:
+    for case in cases:
         try:
             report[case.name] = prepare(case, args.models, args.source, have_torch)
             r = report[case.name]

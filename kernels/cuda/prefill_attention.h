@@ -102,25 +102,21 @@ __device__ void prefill_attention(O o, Q q, K k, V v, PrefillAttentionShape s, A
       const int64_t n = min64(kKeys, S - s0);
       // Stage the block's K and V rows as floats, 8 elements a thread at a time (rows past S
       // read as zeros and are never used).
-      const int64_t kc = cdiv(D, 8), vc = cdiv(Dv, 8);
-      for (int64_t idx = tid; idx < kKeys * kc; idx += kThreads) {
-        const int64_t j = idx / kc, e0 = idx % kc * 8;
-        const Index<4> i{bi, h, s0 + (j < n ? j : 0), e0};
-        float x[8];
-        load_floats<8>(k, i, e0 + 8 <= D && vector_at<8>(k, i), j < n ? D : 0, x);
+      // Rows of `width` elements of `src` into dst, `pitch` floats a row.
+      auto stage = [&](const auto& src, int64_t width, int64_t pitch, float* dst) {
+        const int64_t chunks = cdiv(width, 8);
+        for (int64_t idx = tid; idx < kKeys * chunks; idx += kThreads) {
+          const int64_t j = idx / chunks, e0 = idx % chunks * 8;
+          const Index<4> i{bi, h, s0 + (j < n ? j : 0), e0};
+          float x[8];
+          load_floats<8>(src, i, e0 + 8 <= width && vector_at<8>(src, i), j < n ? width : 0, x);
 #pragma unroll
-        for (int u = 0; u < 8; ++u)
-          if (e0 + u < D) ks[j * KD + e0 + u] = x[u];
-      }
-      for (int64_t idx = tid; idx < kKeys * vc; idx += kThreads) {
-        const int64_t j = idx / vc, e0 = idx % vc * 8;
-        const Index<4> i{bi, h, s0 + (j < n ? j : 0), e0};
-        float x[8];
-        load_floats<8>(v, i, e0 + 8 <= Dv && vector_at<8>(v, i), j < n ? Dv : 0, x);
-#pragma unroll
-        for (int u = 0; u < 8; ++u)
-          if (e0 + u < Dv) vs[j * Dv + e0 + u] = x[u];
-      }
+          for (int u = 0; u < 8; ++u)
+            if (e0 + u < width) dst[j * pitch + e0 + u] = x[u];
+        }
+      };
+      stage(k, D, KD, ks);
+      stage(v, Dv, Dv, vs);
       __syncthreads();
 
       // Logits: one (query, key) a thread at a time, a chain over d.

@@ -19,6 +19,7 @@
 #include "jit/nvrtc_compiler.h"
 #include "passes/canonicalize.h"
 #include "runtime/lowering.h"
+#include "small_model.h"
 #include "target/cuda_target.h"
 #include "target/cuda_unit_compiler.h"
 #include "target/target.h"
@@ -42,11 +43,7 @@ protected:
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string generate(const ModelCase& c) {
-    const std::string cmd = std::string("python3 " VTC_SOURCE_DIR "/models/generate.py --out ") +
-                            dir_.string() + " --size small --only " + c.workload + " --dtype " +
-                            c.dtype + " --batch 1 > /dev/null";
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    return (dir_ / (std::string(c.workload) + "_small_" + c.dtype + "_b1.onnx")).string();
+    return testing::generate_small_model(c.workload, c.dtype, dir_);
   }
 
   fs::path dir_;

@@ -16,21 +16,13 @@
 #include "jit/nvrtc_compiler.h"
 #include "passes/canonicalize.h"
 #include "runtime/lowering.h"
+#include "small_model.h"
 #include "strategy/cost_model.h"
 
 namespace vtc {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Generates one small model of models/ (python3 with onnx and numpy, as the model tests).
-std::string generate(const std::string& workload, const std::string& dtype, const fs::path& dir) {
-  const std::string cmd = "python3 " VTC_SOURCE_DIR "/models/generate.py --out " + dir.string() +
-                          " --size small --only " + workload + " --dtype " + dtype +
-                          " --batch 1 > /dev/null";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  return (dir / (workload + "_small_" + dtype + "_b1.onnx")).string();
-}
 
 struct Emitted {
   std::string source;
@@ -88,7 +80,8 @@ protected:
 
   void expect_compiles(const std::string& workload, const std::string& dtype, int min_mapped,
                        const std::vector<std::string>& donate = {}) {
-    Emitted e = emit_program_accessors(generate(workload, dtype, dir_), donate);
+    Emitted e =
+        emit_program_accessors(testing::generate_small_model(workload, dtype, dir_), donate);
     std::printf("%s %s: %d accessors, %d of virtual operands\n", workload.c_str(), dtype.c_str(),
                 e.kernels, e.mapped);
     EXPECT_GE(e.mapped, min_mapped) << workload << ": too few virtual operands to test";

@@ -393,6 +393,36 @@ Case gemv_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t
   return c;
 }
 
+namespace {
+
+// One output element of scaled dot-product attention in double precision: the query row at
+// x[0][q_at ..], keys and values rows l of one cache head at x[1] / x[2][kv_at + l * d ..],
+// keys [0, keys), value column e, an additive mask x[3][mask_at + l] when mask_at >= 0.
+double attention_reference(const Inputs& x, int64_t q_at, int64_t kv_at, int64_t keys, int64_t d,
+                           int64_t e, double scale, double softcap, int64_t mask_at) {
+  std::vector<double> s(static_cast<size_t>(keys));
+  double mx = -std::numeric_limits<double>::infinity();
+  for (int64_t l = 0; l < keys; ++l) {
+    double acc = 0;
+    for (int64_t j = 0; j < d; ++j)
+      acc += double(x[0][size_t(q_at + j)]) * double(x[1][size_t(kv_at + l * d + j)]);
+    acc *= scale;
+    if (softcap > 0) acc = softcap * std::tanh(acc / softcap);
+    if (mask_at >= 0) acc += double(x[3][size_t(mask_at + l)]);
+    s[size_t(l)] = acc;
+    mx = std::max(mx, acc);
+  }
+  double sum = 0, r = 0;
+  for (int64_t l = 0; l < keys; ++l) {
+    const double p = std::exp(s[size_t(l)] - mx);
+    sum += p;
+    r += p * double(x[2][size_t(kv_at + l * d + e)]);
+  }
+  return keys > 0 ? r / sum : 0.0;
+}
+
+} // namespace
+
 Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len, int64_t d,
                     int64_t group, int64_t valid, float softcap) {
   Case c;
@@ -425,25 +455,8 @@ Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv
   c.tol = tolerance(t);
   c.ref = [=](const Inputs& x, int64_t f) {
     const int64_t b = f / (heads * d), h = f / d % heads, e = f % d, hk = h / group;
-    std::vector<double> s(static_cast<size_t>(keys));
-    double mx = -std::numeric_limits<double>::infinity();
-    for (int64_t l = 0; l < keys; ++l) {
-      double acc = 0;
-      for (int64_t j = 0; j < d; ++j)
-        acc += double(x[0][size_t((b * heads + h) * d + j)]) *
-               double(x[1][size_t(((b * hkv + hk) * kv_len + l) * d + j)]);
-      acc *= scale;
-      if (softcap > 0) acc = softcap * std::tanh(acc / softcap);
-      s[size_t(l)] = acc;
-      mx = std::max(mx, acc);
-    }
-    double sum = 0, r = 0;
-    for (int64_t l = 0; l < keys; ++l) {
-      const double p = std::exp(s[size_t(l)] - mx);
-      sum += p;
-      r += p * double(x[2][size_t(((b * hkv + hk) * kv_len + l) * d + e)]);
-    }
-    return keys > 0 ? r / sum : 0.0;
+    return attention_reference(x, (b * heads + h) * d, (b * hkv + hk) * kv_len * d, keys, d, e,
+                               scale, softcap, -1);
   };
   return c;
 }
@@ -479,26 +492,9 @@ Case prefill_attention_case(DType t, Layout in, int64_t batch, int64_t heads, in
   c.ref = [=](const Inputs& x, int64_t f) {
     const int64_t b = f / (heads * q_len * d), h = f / (q_len * d) % heads, tq = f / d % q_len,
                   e = f % d, hk = h / group;
-    std::vector<double> sc(static_cast<size_t>(kv_len));
-    double mx = -std::numeric_limits<double>::infinity();
-    for (int64_t l = 0; l < kv_len; ++l) {
-      double acc = 0;
-      for (int64_t j = 0; j < d; ++j)
-        acc += double(x[0][size_t(((b * heads + h) * q_len + tq) * d + j)]) *
-               double(x[1][size_t(((b * hkv + hk) * kv_len + l) * d + j)]);
-      acc *= scale;
-      if (softcap > 0) acc = softcap * std::tanh(acc / softcap);
-      if (mask) acc += double(x[3][size_t(((b * heads + h) * q_len + tq) * kv_len + l)]);
-      sc[size_t(l)] = acc;
-      mx = std::max(mx, acc);
-    }
-    double sum = 0, r = 0;
-    for (int64_t l = 0; l < kv_len; ++l) {
-      const double p = std::exp(sc[size_t(l)] - mx);
-      sum += p;
-      r += p * double(x[2][size_t(((b * hkv + hk) * kv_len + l) * d + e)]);
-    }
-    return r / sum;
+    const int64_t row = (b * heads + h) * q_len + tq;
+    return attention_reference(x, row * d, (b * hkv + hk) * kv_len * d, kv_len, d, e, scale,
+                               softcap, mask ? row * kv_len : -1);
   };
   return c;
 }

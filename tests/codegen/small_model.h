@@ -1,0 +1,23 @@
+// The small models of models/ for the code-generation tests: one workload in one dtype at
+// batch 1, written by models/generate.py (python3 with onnx and numpy, as the model tests).
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace vtc::testing {
+
+// Writes <workload>_small_<dtype>_b1.onnx into `dir` and returns its path.
+inline std::string generate_small_model(const std::string& workload, const std::string& dtype,
+                                        const std::filesystem::path& dir) {
+  const std::string cmd = "python3 " VTC_SOURCE_DIR "/models/generate.py --out " + dir.string() +
+                          " --size small --only " + workload + " --dtype " + dtype +
+                          " --batch 1 > /dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return (dir / (workload + "_small_" + dtype + "_b1.onnx")).string();
+}
+
+} // namespace vtc::testing

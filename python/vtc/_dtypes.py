@@ -82,11 +82,10 @@ def bind_input(what, name, value, dtype, writable):
 
 def new_output(shape, dtype):
     """(array the program writes, the caller-dtype array sharing its memory or None)."""
-    if dtype == "bf16":
-        bits = np.empty(shape, dtype=np.uint16)
-        return bits, (bits.view(bfloat16) if bfloat16 is not None else None)
+    if dtype == "bf16" and bfloat16 is None:
+        return np.empty(shape, dtype=np.uint16), None
     array = np.empty(shape, dtype=numpy_dtype(dtype))
-    return array, array
+    return (array.view(np.uint16) if dtype == "bf16" else array), array
 
 
 def caller_array(bound, same_memory, dtype):
@@ -94,4 +93,6 @@ def caller_array(bound, same_memory, dtype):
     if same_memory is not None:
         return same_memory
     assert dtype == "bf16" and bfloat16 is None
-    return (bound.astype(np.uint32) << 16).view(np.float32)
+    values = np.empty(bound.shape, dtype=np.float32)
+    values.view(np.uint32)[...] = bound.astype(np.uint32) << 16
+    return values

@@ -21,7 +21,7 @@ def test_bf16_arrays_in_and_out(llama_bf16, bf16_session):
     assert all(i.dtype == ml_dtypes.bfloat16 for i in bf16_session.inputs if i.name != "pos")
     feed = decode_feed(12, np.random.default_rng(8), dtype=ml_dtypes.bfloat16)
     out = bf16_session.run(feed)
-    assert out["y"].dtype == ml_dtypes.bfloat16
+    assert out["y"].dtype == ml_dtypes.bfloat16 and out["y"].flags.owndata
     reference = vtc.Session(llama_bf16, target="ref", quiet=True).run(feed)
     for name in out:
         assert relative_l2(out[name].astype(np.float32), reference[name].astype(np.float32)) < 1e-2
@@ -36,7 +36,7 @@ def test_without_ml_dtypes_bf16_crosses_as_float32(bf16_session, monkeypatch):
     assert _dtypes.numpy_dtype("bf16") == np.float32
     without = bf16_session.run(as_f32)
     for name, value in with_ml_dtypes.items():
-        assert without[name].dtype == np.float32
+        assert without[name].dtype == np.float32 and without[name].flags.owndata
         assert np.array_equal(without[name], value.astype(np.float32)), name
 
 

@@ -57,3 +57,22 @@ def test_inference_session_takes_free_dimension_overrides():
     x = np.random.default_rng(9).standard_normal((2, 5, 32)).astype(np.float32)
     reference = ort.InferenceSession(str(model("dynamo")), providers=["CPUExecutionProvider"])
     assert relative_l2(session.run(None, {"x": x})[0], reference.run(None, {"x": x})[0]) < 1e-5
+
+
+def test_compiling_releases_the_gil(tmp_path):
+    """Another Python thread runs while a model compiles (a binding no cache holds)."""
+    import threading
+    import time
+
+    made = {}
+    compiling = threading.Thread(target=lambda: made.setdefault("session", vtc.Session(
+        model("torchscript"), dims={"batch": 2, "seq": 3}, cache_dir=tmp_path, quiet=True)))
+    ticks = 0
+    compiling.start()
+    while compiling.is_alive():
+        ticks += 1
+        time.sleep(0.001)
+    compiling.join()
+    seconds = made["session"].compile_seconds
+    assert seconds > 0.2
+    assert ticks > 50 * seconds  # a tick every 1 ms when the thread can run; held: none

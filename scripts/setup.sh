@@ -9,9 +9,10 @@ debian_packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
-  libopenblas-dev graphviz python3 python3-pip
+  libopenblas-dev graphviz python3 python3-pip python3-dev python3-venv
 )
-python_packages=(onnx onnxruntime numpy)
+# nanobind and scikit-build-core build the Python package (python/), pytest runs its tests.
+python_packages=(onnx onnxruntime numpy ml_dtypes nanobind scikit-build-core pytest)
 
 missing=()
 for p in "${debian_packages[@]}"; do
@@ -26,7 +27,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 python3 - <<'PY' 2>/dev/null || {
-import onnx, onnxruntime, numpy
+import onnx, onnxruntime, numpy, ml_dtypes, nanobind, scikit_build_core, pytest
 PY
   echo "setup: installing Python packages: ${python_packages[*]}"
   python3 -m pip install -q "${python_packages[@]}" 2>/dev/null ||

@@ -72,27 +72,39 @@ ExplainTotals explain_totals(const Strategy& s) {
   return t;
 }
 
-std::string explain_text(const Strategy& s) {
+std::vector<MovementExplanation> explain_movements(const Strategy& s) {
   const Vtog& g = *s.vtog;
   std::vector<double> saving(g.movement.size(), 0);
   for (const Commit& c : s.commits)
     saving[size_t(c.movement)] += c.saving;
-  std::ostringstream os;
-  os << fmt::format("strategy {} under {}: latency {:.2f} us -> {:.2f} us\n",
-                    strategy_kind_name(s.kind), s.model, s.latency_none * 1e6, s.latency * 1e6);
+  std::vector<MovementExplanation> out;
   for (const VtogStep& st : g.steps) {
     if (st.step.is_kernel) continue;
     int m = st.step.index;
-    os << fmt::format("  {:<44} {:<40} {:<21} saving {:8.3f} us\n",
-                      g.movement[size_t(m)].node->describe(), decision(s, m), mapping_type(s, m),
-                      saving[size_t(m)] * 1e6);
-    for (const HeldBack& h : s.held_back)
-      if (h.movement == m)
-        os << fmt::format("    held back: {} of {} would save {:.3f} us but raise peak memory from "
-                          "{} to {} bytes\n",
-                          option_kind_name(g.options[size_t(h.options.front())].kind),
-                          g.tensor_name(g.options[size_t(h.options.front())].tensor),
-                          h.saving * 1e6, h.peak_before, h.peak_after);
+    MovementExplanation e{g.movement[size_t(m)].node, decision(s, m),    s.eliminated(m),
+                          mapping_type(s, m),         saving[size_t(m)], {}};
+    for (const HeldBack& h : s.held_back) {
+      if (h.movement != m) continue;
+      const VtogOption& o = g.options[size_t(h.options.front())];
+      e.held_back.push_back({option_kind_name(o.kind), g.tensor_name(o.tensor), h.saving,
+                             h.peak_before, h.peak_after});
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string explain_text(const Strategy& s) {
+  std::ostringstream os;
+  os << fmt::format("strategy {} under {}: latency {:.2f} us -> {:.2f} us\n",
+                    strategy_kind_name(s.kind), s.model, s.latency_none * 1e6, s.latency * 1e6);
+  for (const MovementExplanation& e : explain_movements(s)) {
+    os << fmt::format("  {:<44} {:<40} {:<21} saving {:8.3f} us\n", e.node->describe(), e.became,
+                      e.mapping_type, e.saving * 1e6);
+    for (const HeldBackMove& h : e.held_back)
+      os << fmt::format("    held back: {} of {} would save {:.3f} us but raise peak memory from "
+                        "{} to {} bytes\n",
+                        h.side, h.tensor, h.saving * 1e6, h.peak_before, h.peak_after);
   }
   ExplainTotals t = explain_totals(s);
   os << fmt::format("explain: {} data-movement ops, {} eliminated, {} bytes of copies removed, {} "

@@ -21,6 +21,29 @@ struct ExplainTotals {
 
 ExplainTotals explain_totals(const Strategy& s);
 
+// A data-movement node the strategy held back from making virtual: it would raise peak memory.
+struct HeldBackMove {
+  std::string side;   // option_kind_name: "read", "write", ...
+  std::string tensor; // the tensor that would have become virtual
+  double saving = 0;  // seconds
+  int64_t peak_before = 0, peak_after = 0;
+};
+
+// What became of one data-movement node: the data of one line of explain_text.
+struct MovementExplanation {
+  const Node* node = nullptr;
+  // "physical", "virtual read side", "virtual write side", "virtual read and write sides",
+  // each optionally "(in place)", prefixed "partly copied, " when some units still copy.
+  std::string became;
+  bool eliminated = false;  // all of its copy work is gone
+  std::string mapping_type; // profitability_name of the least profitable chosen mapping; "-"
+  double saving = 0;        // seconds the search credited to it
+  std::vector<HeldBackMove> held_back;
+};
+
+// One entry per data-movement node in schedule order.
+std::vector<MovementExplanation> explain_movements(const Strategy& s);
+
 // One line per data-movement node in schedule order, then
 //   explain: D data-movement ops, E eliminated, B bytes of copies removed, M bytes no longer
 //   allocated

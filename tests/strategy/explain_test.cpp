@@ -1,4 +1,5 @@
-// The explain report and the Graphviz points-to graph.
+// The explain report, its per-node records, and the Graphviz points-to graph.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "strategy/explain.h"
@@ -23,6 +24,37 @@ TEST(Explain, PaperFigure6Report) {
   EXPECT_TRUE(text.ends_with(totals)) << text;
   ExplainTotals t = explain_totals(s);
   EXPECT_EQ(t.eliminated, 3);
+}
+
+TEST(Explain, MovementRecordsAreTheReportAsData) {
+  Model m = unfused(paper_figure6_graph());
+  Strategy greedy = choose_strategy(m.kg, {StrategyKind::greedy, {"k_cache"}}, AnalyticCostModel());
+  std::vector<MovementExplanation> moves = explain_movements(greedy);
+  ASSERT_EQ(moves.size(), 3u);
+  std::string text = explain_text(greedy);
+  for (const MovementExplanation& e : moves) {
+    EXPECT_TRUE(e.eliminated) << e.node->describe();
+    EXPECT_NE(e.became, "physical") << e.node->describe();
+    EXPECT_NE(text.find(e.node->describe()), std::string::npos) << text;
+  }
+  auto split = std::find_if(moves.begin(), moves.end(),
+                            [](const MovementExplanation& e) { return e.node->op == "Split"; });
+  ASSERT_NE(split, moves.end());
+  EXPECT_EQ(split->node->name, "split");
+  auto scatter = std::find_if(moves.begin(), moves.end(), [](const MovementExplanation& e) {
+    return e.node->op == "ScatterND";
+  });
+  ASSERT_NE(scatter, moves.end());
+  EXPECT_EQ(scatter->became, "virtual write side (in place)");
+  EXPECT_GT(scatter->saving, 0);
+
+  Strategy none = choose_strategy(m.kg, {StrategyKind::none, {}}, AnalyticCostModel());
+  for (const MovementExplanation& e : explain_movements(none)) {
+    EXPECT_EQ(e.became, "physical");
+    EXPECT_FALSE(e.eliminated);
+    EXPECT_EQ(e.mapping_type, "-");
+    EXPECT_EQ(e.saving, 0);
+  }
 }
 
 TEST(Explain, NoneReportsEverythingPhysical) {

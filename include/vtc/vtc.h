@@ -88,6 +88,9 @@ public:
   int64_t constant_bytes() const;
   // Seconds spent in each step of program() in the last run (empty for target ref).
   const std::vector<double>& last_step_times() const;
+  // Milliseconds the last run took on the GPU, timed by CUDA events on vtc's stream from
+  // binding the inputs to copying out the outputs; negative on targets without a device.
+  double last_run_device_ms() const;
   // Seconds the JIT compiler ran (0 when the shared object came from the cache).
   double compile_seconds() const;
   // The number of threads kernels run on (Options::threads, or the OpenMP default).

@@ -86,6 +86,18 @@ std::vector<KernelCall> matmul(KernelContext& c, const Node& n) {
   IndexTerms ic(ob.begin(), ob.end());
   if (ra > 1) ic.push_back(i1);
   if (rb > 1) ic.push_back(i2);
+  if (ra > 2 && rb == 2) {
+    // A matrix B shared by every batch (x [B, T, D] . W [D, N]): the batches are rows of one
+    // product, [1, B*T, D] . [D, N], so W is read once — not once a batch — and decode's
+    // B x 1 rows are one product of B rows.
+    Shape rows(sa.begin(), sa.end() - 1);
+    ia = unflatten(1, rows);
+    ia.push_back(i2);
+    ic = unflatten(1, rows);
+    ic.push_back(i2);
+    M *= batch;
+    batch = 1;
+  }
   Acc A = g.view(g.value(n.inputs[0]), 3, ia, true);
   // A B whose columns, not rows, are runs (q . K^T over a K cache, EfficientViT's v . k^T):
   // B is read through its transpose (transposed_operand.h).

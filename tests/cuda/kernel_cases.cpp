@@ -13,6 +13,7 @@
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemv.h"
+#include "kernels/cuda/gemv_tc.h"
 #include "kernels/cuda/pool.h"
 #include "kernels/cuda/prefill_attention.h"
 #include "kernels/cuda/reduce.h"

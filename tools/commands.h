@@ -13,5 +13,6 @@ void add_bench_command(CLI::App& app, int& exit_code);
 void add_check_command(CLI::App& app, int& exit_code);
 void add_opt_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);
+void add_compile_command(CLI::App& app, int& exit_code);
 
 } // namespace vtc::cli

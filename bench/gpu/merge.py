@@ -165,8 +165,9 @@ def main(argv: list[str]) -> int:
     entries = merge_cases(runs)
     s = summary(entries)
     os.makedirs(args.out, exist_ok=True)
-    text = ["Times: median ms after warm-up (vtc: wall clock around a run and its wait; torch: "
-            "CUDA events; jax: wall clock around a blocking call).",
+    text = ["Times: median ms after warm-up (vtc: CUDA events around a run on its stream, wall "
+            "clock on the cpu target; torch: CUDA events; jax: wall clock around a blocking "
+            "call).",
             "'!' a peer whose outputs differ from vtc's, '?' one unchecked (neither is ever "
             "the best peer); speedup = best "
             "peer / vtc greedy; peak MB: vtc's arena + weights + bound tensors, torch's "

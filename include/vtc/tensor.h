@@ -25,7 +25,8 @@ struct TensorType {
   Shape shape;
 
   int64_t numel() const { return shape_numel(shape); }
-  size_t nbytes() const { return size_t(numel()) * dtype_size(dtype); }
+  // Checked: a shape whose byte count does not fit size_t is an error, never a wrapped size.
+  size_t nbytes() const;
   int rank() const { return int(shape.size()); }
   bool operator==(const TensorType&) const = default;
 };

@@ -88,6 +88,9 @@ public:
   int64_t constant_bytes() const;
   // Seconds spent in each step of program() in the last run (empty for target ref).
   const std::vector<double>& last_step_times() const;
+  // Milliseconds the last run took on the GPU, timed by CUDA events on vtc's stream from
+  // binding the inputs to copying out the outputs; negative on targets without a device.
+  double last_run_device_ms() const;
   // Seconds the JIT compiler ran (0 when the shared object came from the cache).
   double compile_seconds() const;
   // The number of threads kernels run on (Options::threads, or the OpenMP default).
@@ -107,5 +110,26 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Compiling ahead of time: a model's code built into the cache (Options::cache_dir) without
+// running it, so that the first Session on the machine that runs it starts warm. On cuda no
+// GPU is needed: `cuda_arch` names the architecture of the GPU that will run it ("sm_90a" for
+// H100 / H200; empty: this machine's GPU) and `cuda_driver_version` its driver
+// (cuDriverGetVersion's number, 13000 for CUDA 13.0; 0: this machine's driver, or the CUDA
+// toolkit's version where there is none). A Session made there with the same model and
+// Options finds every kernel in the cache.
+struct AheadOfTime {
+  std::string cuda_arch;
+  int cuda_driver_version = 0;
+};
+struct CompiledAhead {
+  std::string arch;    // what the code was built for: "sm_90a", or "host" on cpu
+  int kernels = 0;     // entry points (cuda) or generated steps (cpu)
+  int objects = 0;     // cubins (cuda) or shared objects (cpu) written or found
+  bool cached = false; // all of them were in the cache already
+  double seconds = 0;  // compile time (0 when cached)
+};
+CompiledAhead compile_ahead(const std::string& model_path, const Options& options,
+                            const AheadOfTime& ahead = {});
 
 } // namespace vtc

@@ -25,14 +25,24 @@ struct GemvShape {
 
 namespace gemv_config {
 inline constexpr int kThreads = 256, kWarps = 8, kCols = 256; // 32 lanes x 8 columns
-inline constexpr int64_t kTargetBlocks = 132 * 4;             // about 4 blocks a multiprocessor
+inline constexpr int64_t kMultiprocessors = 132;              // H100 / H200 SXM
 inline constexpr int64_t kMaxStagedFloats = 8192;             // A rows of a chunk: 32 KB
+// Blocks a multiprocessor holds at once: the entry's __launch_bounds__ minimum, which caps
+// registers at 65536 / (256 x 2) = 128 a thread for up to 4 rows (the M = 1 kernel needs
+// about 105) and leaves the M > 4 kernels (about 220) one block.
+VTC_HD constexpr int64_t resident_blocks(int64_t m) {
+  return m <= 4 ? 2 : 1;
+}
 } // namespace gemv_config
 
+// The split-K count is the largest that keeps the grid within one wave of resident blocks:
+// a second, partly filled wave (560 blocks where 264 fit) costs a whole wave's latency for a
+// fraction of the bytes.
 VTC_HD constexpr GemvShape make_gemv_shape(int64_t batch, int64_t m, int64_t n, int64_t k) {
   using namespace gemv_config;
   const int64_t panels = cdiv(n, kCols), kk = max64(k, 1);
-  int64_t splits = clamp64(cdiv(kTargetBlocks, max64(1, panels * batch)), 1, cdiv(kk, 32));
+  const int64_t wave = kMultiprocessors * resident_blocks(m);
+  int64_t splits = clamp64(wave / max64(1, panels * batch), 1, cdiv(kk, 32));
   int64_t chunk = cdiv(cdiv(kk, splits), 32) * 32;
   chunk = min64(chunk, max64(32, kMaxStagedFloats / max64(m, 1) / 32 * 32));
   return GemvShape{batch, m, n, k, chunk};
@@ -58,7 +68,8 @@ VTC_HD constexpr Launch gemv_launch(const GemvShape& s) {
   return Launch{
       {unsigned(gemv_panels(s)), unsigned(gemv_splits(s)), unsigned(clamp64(s.batch, 1, 65535))},
       {kThreads, 1, 1},
-      unsigned(smem)};
+      unsigned(smem),
+      unsigned(resident_blocks(s.m))};
 }
 
 struct GemvWorkspace {
@@ -78,6 +89,49 @@ VTC_HD inline GemvWorkspace gemv_workspace(void* base, const GemvShape& s) {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
 namespace vtc::kernels {
+
+// The end of a gemv block: `sum(m)` is the block's sum for row m at column threadIdx.x of
+// its panel (called by every thread, rows in order). Without split-K it is stored through
+// `out`; else it is the chunk's partial sum, and the last block of the panel to finish (a
+// counter per panel, the only atomic) adds the chunks in chunk order and stores that.
+template <int MR, class Out, class Sum>
+__device__ void gemv_store_panel(Out out, GemvWorkspace ws, const GemvShape& s, int64_t bi,
+                                 int64_t panel, int64_t split, unsigned* flag, Sum sum) {
+  using namespace gemv_config;
+  using namespace cuda;
+  const int tid = int(threadIdx.x);
+  const int64_t N = s.n, splits = gemv_splits(s), n = panel * kCols + tid;
+#pragma unroll
+  for (int m = 0; m < MR; ++m) {
+    const float v = sum(m);
+    if (n < N) {
+      if (splits == 1)
+        out.store(Index<3>{bi, m, n}, v);
+      else
+        ws.partial[((bi * splits + split) * MR + m) * N + n] = v;
+    }
+  }
+  if (splits > 1) {
+    __threadfence();
+    __syncthreads();
+    unsigned* counter = ws.counters + bi * gemv_panels(s) + panel;
+    if (tid == 0) *flag = atomicAdd(counter, 1u) == unsigned(splits - 1);
+    __syncthreads();
+    if (*flag) {
+      __threadfence();
+      if (n < N)
+        for (int m = 0; m < MR; ++m) {
+          const float* p = ws.partial + (bi * splits * MR + m) * N + n;
+          float v = ld_cg(p);
+          for (int64_t c = 1; c < splits; ++c)
+            v += ld_cg(p + c * MR * N);
+          out.store(Index<3>{bi, m, n}, v);
+        }
+      if (tid == 0) *counter = 0u;
+    }
+    __syncthreads();
+  }
+}
 
 // MR: the row count s.m, known when the code is generated (1 .. 16). Launch: gemv_launch.
 template <int MR, class Out, class A, class B>
@@ -133,9 +187,7 @@ __device__ void gemv(Out out, A a, B b, GemvWorkspace ws, GemvShape s) {
     }
 
     // The warps' sums in warp order: thread tid sums column tid of the panel.
-    const int64_t n = panel * kCols + tid;
-#pragma unroll
-    for (int m = 0; m < MR; ++m) {
+    gemv_store_panel<MR>(out, ws, s, bi, panel, split, flag, [&](int m) {
       float4* r = reinterpret_cast<float4*>(red + warp * kCols + lane * 8);
       r[0] = make_float4(acc[m][0], acc[m][1], acc[m][2], acc[m][3]);
       r[1] = make_float4(acc[m][4], acc[m][5], acc[m][6], acc[m][7]);
@@ -143,36 +195,9 @@ __device__ void gemv(Out out, A a, B b, GemvWorkspace ws, GemvShape s) {
       float v = red[tid];
       for (int w = 1; w < kWarps; ++w)
         v += red[w * kCols + tid];
-      if (n < N) {
-        if (splits == 1)
-          out.store(Index<3>{bi, m, n}, v);
-        else
-          ws.partial[((bi * splits + split) * MR + m) * N + n] = v;
-      }
       __syncthreads();
-    }
-
-    if (splits > 1) {
-      // The last block of the panel to finish adds the chunks in chunk order.
-      __threadfence();
-      __syncthreads();
-      unsigned* counter = ws.counters + bi * gemv_panels(s) + panel;
-      if (tid == 0) *flag = atomicAdd(counter, 1u) == unsigned(splits - 1);
-      __syncthreads();
-      if (*flag) {
-        __threadfence();
-        if (n < N)
-          for (int m = 0; m < MR; ++m) {
-            const float* p = ws.partial + (bi * splits * MR + m) * N + n;
-            float v = ld_cg(p);
-            for (int64_t c = 1; c < splits; ++c)
-              v += ld_cg(p + c * MR * N);
-            out.store(Index<3>{bi, m, n}, v);
-          }
-        if (tid == 0) *counter = 0u;
-      }
-      __syncthreads();
-    }
+      return v;
+    });
   }
 }
 

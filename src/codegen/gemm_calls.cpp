@@ -8,6 +8,7 @@
 #include "codegen/library_gemm.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemv.h"
+#include "kernels/cuda/gemv_tc.h"
 #include "mapping/flat_plane.h"
 #include "mapping/rules.h"
 #include "mapping/transposed_operand.h"
@@ -22,9 +23,15 @@ bool on_cuda(const AccessorEmitter& g) {
   return g.dialect().library() == KernelLibrary::cuda;
 }
 
-// C = A . B on cuda: gemv (split-K) for decode-sized M, else the tensor-core GEMM for two f16
-// or two bf16 operands and the f32 one otherwise. The choice is the shape's and dtypes', so
-// every strategy gets the same kernel.
+// Rows from which a decode-sized product of two f16 or two bf16 operands runs on the tensor
+// cores (gemv_tc): below it gemv's multiply-adds on the CUDA cores keep up with the weights'
+// bandwidth, from about 5 rows they do not.
+constexpr int64_t kGemvTcMinRows = 5;
+
+// C = A . B on cuda: gemv (split-K) for decode-sized M — on the tensor cores from
+// kGemvTcMinRows rows of two 16-bit operands —, else the tensor-core GEMM for two f16 or two
+// bf16 operands and the f32 one otherwise. The choice is the shape's and dtypes', so every
+// strategy gets the same kernel.
 KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DType tb, int64_t batch,
                         int64_t M, int64_t N, int64_t K) {
   auto list = [](std::initializer_list<int64_t> xs) {
@@ -33,18 +40,20 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
       s += (s.empty() ? "" : ", ") + std::to_string(x);
     return s;
   };
+  const bool tc = ta == tb && (ta == DType::f16 || ta == DType::bf16);
   if (M <= 16) {
-    const kernels::GemvShape gs = kernels::make_gemv_shape(batch, M, N, K);
+    const bool on_tc = tc && M >= kGemvTcMinRows;
+    const kernels::GemvShape gs = on_tc ? kernels::make_gemv_tc_shape(batch, M, N, K)
+                                        : kernels::make_gemv_shape(batch, M, N, K);
     const std::string shape = "GemvShape{" + list({gs.batch, gs.m, gs.n, gs.k, gs.k_chunk}) + "}";
-    KernelCall call{"gemv",
+    KernelCall call{on_tc ? "gemv_tc" : "gemv",
                     {std::to_string(M)},
                     {C.init, A.init, B.init, "gemv_workspace(ws, " + shape + ")", shape}};
-    call.launch = kernels::gemv_launch(gs);
+    call.launch = on_tc ? kernels::gemv_tc_launch(gs) : kernels::gemv_launch(gs);
     call.workspace_bytes = kernels::gemv_workspace_bytes(gs);
     return call;
   }
   const kernels::GemmShape gs{batch, M, N, K};
-  const bool tc = ta == tb && (ta == DType::f16 || ta == DType::bf16);
   KernelCall call{tc ? "gemm_tc" : "gemm_f32",
                   {},
                   {C.init, A.init, B.init, "GemmShape{" + list({batch, M, N, K}) + "}"}};
@@ -77,6 +86,18 @@ std::vector<KernelCall> matmul(KernelContext& c, const Node& n) {
   IndexTerms ic(ob.begin(), ob.end());
   if (ra > 1) ic.push_back(i1);
   if (rb > 1) ic.push_back(i2);
+  if (ra > 2 && rb == 2) {
+    // A matrix B shared by every batch (x [B, T, D] . W [D, N]): the batches are rows of one
+    // product, [1, B*T, D] . [D, N], so W is read once — not once a batch — and decode's
+    // B x 1 rows are one product of B rows.
+    Shape rows(sa.begin(), sa.end() - 1);
+    ia = unflatten(1, rows);
+    ia.push_back(i2);
+    ic = unflatten(1, rows);
+    ic.push_back(i2);
+    M *= batch;
+    batch = 1;
+  }
   Acc A = g.view(g.value(n.inputs[0]), 3, ia, true);
   // A B whose columns, not rows, are runs (q . K^T over a K cache, EfficientViT's v . k^T):
   // B is read through its transpose (transposed_operand.h).

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "vtc/tensor.h"
 
@@ -17,9 +18,15 @@ Tensor read_tensor_file(const std::string& path, std::optional<DType> expected =
 void write_tensor_file(const std::string& path, const Tensor& t, const std::string& name = "");
 
 Tensor read_npy(const std::string& path, std::optional<DType> expected = std::nullopt);
+// Reads a .npy file's bytes; `name` (the file) prefixes errors.
+Tensor parse_npy(std::string_view bytes, const std::string& name,
+                 std::optional<DType> expected = std::nullopt);
 void write_npy(const std::string& path, const Tensor& t);
 // The TensorProto's stored name is returned through `name` when given.
 Tensor read_tensor_pb(const std::string& path, std::string* name = nullptr);
+// Reads a TensorProto's bytes; external data resolves against `base_dir`.
+Tensor parse_tensor_pb(const std::string& bytes, const std::string& name,
+                       const std::string& base_dir, std::string* stored_name = nullptr);
 void write_tensor_pb(const std::string& path, const Tensor& t, const std::string& name);
 
 } // namespace vtc

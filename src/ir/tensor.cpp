@@ -16,6 +16,14 @@ int64_t shape_numel(const Shape& s) {
   return n;
 }
 
+size_t TensorType::nbytes() const {
+  int64_t n = numel();
+  size_t bytes = 0;
+  VTC_CHECK(n >= 0 && !__builtin_mul_overflow(size_t(n), dtype_size(dtype), &bytes))
+      << "tensor " << type_str(*this) << " has more bytes than a 64-bit size holds";
+  return bytes;
+}
+
 Shape shape_strides(const Shape& s) {
   Shape st(s.size());
   int64_t acc = 1;

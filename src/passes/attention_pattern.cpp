@@ -89,10 +89,12 @@ std::optional<AttentionPattern> match_attention(Node& output) {
   p.v = output.inputs[1];
   std::vector<Node*> back{&output}; // the chain, last node first
   Node* n = chain_producer(output.inputs[0], &output);
+  // A run of float-to-float Casts (PyTorch exports `softmax(x.float()).to(dtype)` as two in a
+  // row when the dtypes agree); the kernel computes in f32 and stores the output's dtype.
   auto cast = [&](Node* c) {
-    if (c && c->op == "Cast" && is_float_type(c->inputs[0])) {
+    while (c && c->op == "Cast" && is_float_type(c->inputs[0])) {
       back.push_back(c);
-      return chain_producer(c->inputs[0], c);
+      c = chain_producer(c->inputs[0], c);
     }
     return c;
   };

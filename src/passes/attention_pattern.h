@@ -4,9 +4,9 @@
 //   S = S * scale  |  S / c           optional; a constant of one element
 //   S = cap * Tanh(S / cap)           optional softcap (Div, Tanh, Mul by equal constants)
 //   S = S + mask                      optional; mask broadcasts to [B,H,T,S]
-//   S = Cast(S)                       optional, float to float
+//   S = Cast(S)                       optional, float to float (any number in a row)
 //   P = Softmax(S, axis = -1)
-//   P = Cast(P)                       optional, float to float
+//   P = Cast(P)                       optional, float to float (any number in a row)
 //   O = MatMul(P, V)                  V [B,H,S,Dv], O [B,H,T,Dv]
 // in that order, each intermediate value used once (by the next node) and not a graph output,
 // every value a float. T = 1 is decode, T > 1 prefill. Anything else (another order, a

@@ -39,6 +39,9 @@ public:
   const MemoryPlan& plan() const { return plan_; }
   // Seconds per step of the last run (where the runner times steps; zeros otherwise).
   const std::vector<double>& step_times() const { return step_times_; }
+  // Milliseconds the last run took on the device, by CUDA events on its stream (inputs bound,
+  // program replayed, outputs copied out); negative where the runner has no device.
+  double run_device_ms() const { return run_device_ms_; }
   // The compiled object, when the program has generated steps.
   const jit::CompiledObject* compiled() const { return loaded_ ? &loaded_->object() : nullptr; }
   // Per output position: the input position whose buffer it is aliased to, or -1.
@@ -67,6 +70,7 @@ protected:
   std::vector<int> output_alias_;
   std::vector<bool> input_written_;
   std::vector<double> step_times_;
+  double run_device_ms_ = -1;
   bool checks_indices_ = false; // a step checks run-time indices
 };
 

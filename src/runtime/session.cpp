@@ -323,6 +323,10 @@ int64_t Session::constant_bytes() const {
   return impl_->constant_bytes;
 }
 
+double Session::last_run_device_ms() const {
+  return impl_->executor ? impl_->executor->run_device_ms() : -1;
+}
+
 const std::vector<double>& Session::last_step_times() const {
   return impl_->executor ? impl_->executor->step_times() : impl_->no_step_times;
 }

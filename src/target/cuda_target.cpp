@@ -2,6 +2,7 @@
 // and a loaded module whose steps launch their kernels on a stream.
 #include "target/cuda_target.h"
 
+#include <cctype>
 #include <filesystem>
 #include <map>
 
@@ -156,6 +157,23 @@ jit::NvrtcOptions cuda_nvrtc_options(const jit::CompileOptions& options, const s
   o.cache_dir = options.cache_dir;
   o.verbose = options.verbose;
   return o;
+}
+
+CompiledCudaUnit compile_cuda_ahead(const TranslationUnit& unit, const jit::CompileOptions& options,
+                                    const std::string& arch, int driver_version) {
+  // sm_<major><minor> with an optional feature suffix (sm_90a, sm_100f), as NVRTC spells it.
+  bool named = arch.size() >= 5 && arch.rfind("sm_", 0) == 0;
+  size_t digits = 0;
+  for (size_t i = 3; named && i < arch.size() && std::isdigit(uint8_t(arch[i])); ++i)
+    ++digits;
+  named = named && digits >= 2 && arch.size() - 3 - digits <= 1 &&
+          (arch.size() == 3 + digits || std::isalpha(uint8_t(arch.back())));
+  VTC_CHECK(named) << "target cuda: '" << arch
+                   << "' is not a GPU architecture (sm_90a for H100 / H200)";
+  VTC_CHECK(driver_version > 0) << "target cuda: driver version " << driver_version
+                                << " (cuDriverGetVersion's number, e.g. 13000)";
+  return compile_cuda_unit(unit, cuda_nvrtc_options(options, arch, driver_version), 0,
+                           options.progress);
 }
 
 } // namespace vtc

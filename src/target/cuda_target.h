@@ -10,6 +10,7 @@
 
 #include "codegen/cuda_dialect.h"
 #include "jit/nvrtc_compiler.h"
+#include "target/cuda_unit_compiler.h"
 #include "target/target.h"
 
 namespace vtc {
@@ -42,5 +43,12 @@ private:
 // (--fmad=false, as the cpu target's -ffp-contract=off).
 jit::NvrtcOptions cuda_nvrtc_options(const jit::CompileOptions& options, const std::string& arch,
                                      int driver_version);
+
+// Compiles `unit` into the cache for a GPU of architecture `arch` ("sm_90a") under a driver of
+// `driver_version` (cuDriverGetVersion's number, 13000 for CUDA 13.0), with no GPU needed:
+// the cubins a DeviceExecutor made later on such a machine, with the same options, finds there.
+// Throws vtc::Error for an architecture NVRTC does not name, or what NVRTC throws.
+CompiledCudaUnit compile_cuda_ahead(const TranslationUnit& unit, const jit::CompileOptions& options,
+                                    const std::string& arch, int driver_version);
 
 } // namespace vtc

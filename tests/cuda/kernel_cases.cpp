@@ -13,6 +13,7 @@
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemv.h"
+#include "kernels/cuda/gemv_tc.h"
 #include "kernels/cuda/pool.h"
 #include "kernels/cuda/prefill_attention.h"
 #include "kernels/cuda/reduce.h"
@@ -285,6 +286,7 @@ std::string translation_unit(const std::vector<Case>& cases) {
         "#include \"kernels/cuda/elementwise.h\"\n"
         "#include \"kernels/cuda/gemm.h\"\n"
         "#include \"kernels/cuda/gemv.h\"\n"
+        "#include \"kernels/cuda/gemv_tc.h\"\n"
         "#include \"kernels/cuda/norm.h\"\n"
         "#include \"kernels/cuda/pool.h\"\n"
         "#include \"kernels/cuda/prefill_attention.h\"\n"
@@ -389,6 +391,19 @@ Case gemv_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t
   c.call = "{ const GemvShape s{" + lits(s.batch, s.m, s.n, s.k, s.k_chunk) + "};\n  gemv<" +
            std::to_string(m) + ">(@0, @1, @2, gemv_workspace(ws, s), s); }";
   c.launch = k::gemv_launch(s);
+  c.workspace_bytes = k::gemv_workspace_bytes(s);
+  return c;
+}
+
+Case gemv_tc_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t kk) {
+  Case c = gemm_case(t, in, out, batch, m, n, kk);
+  c.family = "gemv";
+  c.name = "gemv_tc_m" + std::to_string(m) + suffix(t, in, out);
+  c.group = "gemv_tc_" + std::string(dtype_name(t)) + shape_key({batch, m, n, kk});
+  const k::GemvShape s = k::make_gemv_tc_shape(batch, m, n, kk);
+  c.call = "{ const GemvShape s{" + lits(s.batch, s.m, s.n, s.k, s.k_chunk) + "};\n  gemv_tc<" +
+           std::to_string(m) + ">(@0, @1, @2, gemv_workspace(ws, s), s); }";
+  c.launch = k::gemv_tc_launch(s);
   c.workspace_bytes = k::gemv_workspace_bytes(s);
   return c;
 }
@@ -728,6 +743,9 @@ std::vector<CaseFamily> representative_cases() {
       gemm.push_back(gemm_case(t, in, Layout::dense, 2, 130, 136, 72));
       for (int64_t m : {1, 4, 16})
         gemv.push_back(gemv_case(t, in, Layout::dense, 1, m, 1000, 1536));
+      if (t != DType::f32) // tensor cores: both operands 16-bit; K not a multiple of 8
+        for (int64_t m : {1, 8, 16})
+          gemv.push_back(gemv_tc_case(t, in, Layout::dense, 2, m, 1000, 1539));
       if (in != Layout::concat_last) {
         attention.push_back(attention_case(t, in, 2, 8, 700, 128, 4, 650, 0.0f));
         attention.push_back(prefill_attention_case(t, in, 2, 4, 37, 100, 64, 2, 0.0f, true));
@@ -750,6 +768,7 @@ std::vector<CaseFamily> representative_cases() {
       copy.push_back(copy_case(t, Layout::dense, out, {3, 37, 200}));
       gemm.push_back(gemm_case(t, Layout::dense, out, 2, 130, 136, 72));
       gemv.push_back(gemv_case(t, Layout::dense, out, 1, 4, 1000, 1536));
+      if (t != DType::f32) gemv.push_back(gemv_tc_case(t, Layout::dense, out, 1, 8, 1000, 1536));
       rows.push_back(softmax_case(t, Layout::dense, out, 5, 1000, false));
       window.push_back(upsample_case(t, Layout::dense, out, 2, 3, 17, 19, 2));
     }
@@ -788,6 +807,9 @@ std::vector<Case> timed_cases() {
       conv_case(f, d, 1, 128, 160, 160, 128, 3, 1, 1),
       upsample_case(h, d, d, 16, 128, 80, 80, 2),
       prefill_attention_case(bf, d, 1, 32, 512, 512, 128, 4, 0.0f, false),
+      gemv_tc_case(bf, d, d, 1, 16, 14336, 4096),
+      gemv_tc_case(bf, d, d, 1, 16, 4096, 14336),
+      gemv_tc_case(bf, d, d, 1, 1, 14336, 4096),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

@@ -83,6 +83,8 @@ std::string translation_unit(const std::vector<Case>& cases);
 Case copy_case(DType t, Layout in, Layout out, std::vector<int64_t> shape);
 Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t k);
 Case gemv_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t k);
+// gemv_tc (kernels/cuda/gemv_tc.h): 16-bit operands on the tensor cores.
+Case gemv_tc_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t k);
 Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len, int64_t d,
                     int64_t group, int64_t valid, float softcap);
 // Prefill: T queries against S keys, K and V of group-times fewer heads; with a [B,H,T,S]

@@ -16,6 +16,9 @@ struct AttentionModel {
   bool softcap = true;
   bool divide = false;     // scale as Div by 4 instead of Mul by 0.25
   bool mask_first = false; // mask added before the scale: not the fused pattern
+  // Float-to-float Casts between Softmax and the product by V, as PyTorch exports
+  // `softmax(s.float()).to(q.dtype)`: two in a row when the dtypes agree.
+  int casts_after_softmax = 0;
 };
 
 // y = softmax(scale(x * w . K^T) [+ softcap] + mask) . V, K and V the grouped-query
@@ -60,7 +63,13 @@ inline ModelBuilder attention_model(const AttentionModel& m) {
   }
   if (!m.mask_first) step("Add", {"mask", s}, "masked");
   ModelBuilder::set_int(b.node("Softmax", {s}, {"p"}, "softmax"), "axis", -1);
-  b.node("MatMul", {"p", "v_heads"}, {"y"}, "pv");
+  std::string p = "p";
+  for (int c = 0; c < m.casts_after_softmax; ++c) {
+    const std::string out = "p_cast" + std::to_string(c);
+    ModelBuilder::set_int(b.node("Cast", {p}, {out}, out), "to", 1); // FLOAT
+    p = out;
+  }
+  b.node("MatMul", {p, "v_heads"}, {"y"}, "pv");
   b.output("y");
   return b;
 }

@@ -73,6 +73,18 @@ TEST(AttentionPattern, ScaleByDivisionAndPrefill) {
   EXPECT_EQ(p->q_len, 3);
 }
 
+TEST(AttentionPattern, ReadsThroughRunsOfCastsAfterSoftmax) {
+  for (int casts : {1, 2, 3}) {
+    AttentionModel m;
+    m.casts_after_softmax = casts;
+    Graph g = import(testing::attention_model(m));
+    std::optional<AttentionPattern> p = match_attention(*node_named(g, "pv"));
+    ASSERT_TRUE(p) << casts << " casts";
+    EXPECT_EQ(p->chain.size(), 8u + size_t(casts)) << casts << " casts";
+    EXPECT_EQ(attention_kernels(fuse(g, with_attention())), 1) << casts << " casts";
+  }
+}
+
 TEST(AttentionPattern, MaskBeforeTheScaleDoesNotMatch) {
   AttentionModel m;
   m.mask_first = true;

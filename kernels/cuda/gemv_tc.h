@@ -1,0 +1,159 @@
+// Decode-sized products on the tensor cores: C[b, m, n] = sum_k A[b, m, k] * B[b, k, n] for
+// 2 to 16 rows with A and B both f16 or both bf16 (batched decode: 16 rows of x against the
+// weights W[K, N], streamed once).
+//
+// gemv (gemv.h) spends 16 fused multiply-adds a weight at 16 rows on the CUDA cores and runs
+// at a quarter of the copy rate there. Here the rows are padded to 16 and each multiply is an
+// mma.sync m16n8k16 (f32 accumulators): a block owns a panel of 256 columns and a chunk of k
+// (split-K, as gemv), stages tiles of 32 rows of B (and A's 16 x 32) through a 4-stage
+// cp.async pipeline (rows padded by 16 bytes: ldmatrix without bank conflicts), and each of its
+// 8 warps keeps the 16 x 32 outputs of its own 32 columns — no sums across warps. Tiles of
+// the chunk in turn, each as two k16 steps: the order is the shape's alone. The sums leave
+// through shared memory (16 x 256 floats) to gemv_store_panel, which stores them or, with
+// split-K, adds the chunks in chunk order. Workspace as gemv's (gemv_workspace_bytes).
+#pragma once
+
+#include "gemv.h"
+
+namespace vtc::kernels {
+
+namespace gemv_tc_config {
+inline constexpr int kThreads = 256, kBK = 32, kStages = 4, kRows = 16;
+inline constexpr int kCols = gemv_config::kCols;             // 8 warps x 32 columns
+inline constexpr int kAPitch = kBK + 8, kBPitch = kCols + 8; // elements; +16 bytes a row
+inline constexpr int kAStage = kRows * kAPitch, kBStage = kBK * kBPitch;
+inline constexpr int kParkPitch = kCols + 4; // floats
+inline constexpr unsigned kSmemBytes =
+    unsigned(kStages * (kAStage + kBStage) * 2 + 16); // + the split-K flag
+static_assert(kRows * kParkPitch * 4 <= kStages * (kAStage + kBStage) * 2,
+              "the sums fit the stages' memory");
+// 72 KB of shared memory a block: 3 fit a multiprocessor; the grid aims at 2 a multiprocessor
+// in one wave.
+inline constexpr int64_t kResidentBlocks = 2;
+} // namespace gemv_tc_config
+
+// As make_gemv_shape, chunks a multiple of the 32-row tile and no cap from staging A (tiles of
+// A come with B's).
+VTC_HD constexpr GemvShape make_gemv_tc_shape(int64_t batch, int64_t m, int64_t n, int64_t k) {
+  using namespace gemv_tc_config;
+  const int64_t panels = cdiv(n, kCols), kk = max64(k, 1);
+  const int64_t wave = gemv_config::kMultiprocessors * kResidentBlocks;
+  const int64_t splits = clamp64(wave / max64(1, panels * batch), 1, cdiv(kk, kBK));
+  const int64_t chunk = cdiv(cdiv(kk, splits), kBK) * kBK;
+  return GemvShape{batch, m, n, k, chunk};
+}
+
+VTC_HD constexpr Launch gemv_tc_launch(const GemvShape& s) {
+  using namespace gemv_tc_config;
+  return Launch{
+      {unsigned(gemv_panels(s)), unsigned(gemv_splits(s)), unsigned(clamp64(s.batch, 1, 65535))},
+      {kThreads, 1, 1},
+      kSmemBytes,
+      unsigned(kResidentBlocks)};
+}
+
+} // namespace vtc::kernels
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+#include "gemm.h" // stage_chunk8
+
+namespace vtc::kernels {
+
+// MR: the row count s.m (2 .. 16), known when the code is generated. Launch: gemv_tc_launch.
+template <int MR, class Out, class A, class B>
+__device__ void gemv_tc(Out out, A a, B b, GemvWorkspace ws, GemvShape s) {
+  using namespace gemv_tc_config;
+  using namespace cuda;
+  constexpr int kind = float16_kind<typename A::value_type>;
+  static_assert(Out::rank == 3 && A::rank == 3 && B::rank == 3, "gemv_tc: rank-3 accessors");
+  static_assert(MR >= 1 && MR <= kRows, "gemv_tc: 1 to 16 rows");
+  static_assert(kind != 0 && kind == float16_kind<typename B::value_type>,
+                "gemv_tc: A and B both f16 or both bf16");
+  extern __shared__ __align__(16) unsigned char vtc_smem[];
+  uint16_t* sa = reinterpret_cast<uint16_t*>(vtc_smem);
+  uint16_t* sb = sa + kStages * kAStage;
+  unsigned* flag = reinterpret_cast<unsigned*>(vtc_smem + kSmemBytes - 16);
+  const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int64_t N = s.n, K = s.k;
+  const int64_t panel = blockIdx.x, split = blockIdx.y;
+  const int64_t n0 = panel * kCols, k_begin = split * s.k_chunk;
+  const int64_t k_end = min64(K, k_begin + s.k_chunk);
+  const int64_t tiles = max64(0, cdiv(k_end - k_begin, kBK));
+
+  for (int64_t bi = blockIdx.z; bi < s.batch; bi += gridDim.z) {
+    auto load_tile = [&](int64_t t, int stage) {
+      const int64_t k0 = k_begin + t * kBK;
+      uint16_t* ta = sa + stage * kAStage;
+      uint16_t* tb = sb + stage * kBStage;
+      if (tid < kRows * kBK / 8) { // A: 16 rows of 4 chunks, rows past MR and k past k_end zero
+        const int r = tid / (kBK / 8), col = tid % (kBK / 8) * 8;
+        stage_chunk8(a, bi, r, k0 + col, MR, k_end, ta + r * kAPitch + col);
+      }
+      for (int c = tid; c < kBK * kCols / 8; c += kThreads) { // B: 32 rows of 32 chunks
+        const int r = c / (kCols / 8), col = c % (kCols / 8) * 8;
+        stage_chunk8(b, bi, k0 + r, n0 + col, k_end, N, tb + r * kBPitch + col);
+      }
+    };
+
+    float acc[4][4]; // n8 tiles of the warp's 32 columns x the m16n8 fragment
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        acc[j][r] = 0.0f;
+
+    for (int st = 0; st < kStages - 1; ++st) {
+      if (st < tiles) load_tile(st, st);
+      cp_async_commit();
+    }
+    for (int64_t t = 0; t < tiles; ++t) {
+      cp_async_wait<kStages - 2>();
+      __syncthreads();
+      const int64_t next = t + kStages - 1;
+      if (next < tiles) load_tile(next, int(next % kStages));
+      cp_async_commit();
+      const uint16_t* ta = sa + int(t % kStages) * kAStage;
+      const uint16_t* tb = sb + int(t % kStages) * kBStage;
+#pragma unroll
+      for (int kk = 0; kk < kBK; kk += 16) {
+        unsigned af[4], bf[4][2];
+        ldmatrix_x4(af, ta + (lane % 16) * kAPitch + kk + lane / 16 * 8);
+#pragma unroll
+        for (int nj = 0; nj < 2; ++nj) {
+          unsigned r[4];
+          ldmatrix_x4_trans(r, tb + (kk + lane % 8 + (lane / 8) % 2 * 8) * kBPitch + warp * 32 +
+                                   nj * 16 + lane / 16 * 8);
+          bf[2 * nj][0] = r[0];
+          bf[2 * nj][1] = r[1];
+          bf[2 * nj + 1][0] = r[2];
+          bf[2 * nj + 1][1] = r[3];
+        }
+#pragma unroll
+        for (int ni = 0; ni < 4; ++ni)
+          mma_m16n8k16<kind>(acc[ni], af, bf[ni][0], bf[ni][1]);
+      }
+    }
+    cp_async_wait<0>();
+    __syncthreads(); // every warp is done with the stages
+
+    // Fragment (row lane / 4 [+ 8], columns lane % 4 * 2 + {0, 1}) into park[row][column].
+    float* park = reinterpret_cast<float*>(vtc_smem);
+#pragma unroll
+    for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = lane / 4 + half * 8, col = warp * 32 + ni * 8 + lane % 4 * 2;
+        park[row * kParkPitch + col] = acc[ni][2 * half];
+        park[row * kParkPitch + col + 1] = acc[ni][2 * half + 1];
+      }
+    __syncthreads();
+    gemv_store_panel<MR>(out, ws, s, bi, panel, split, flag,
+                         [&](int m) { return park[m * kParkPitch + tid]; });
+    __syncthreads(); // the sums are read before the next batch's tiles land
+  }
+}
+
+} // namespace vtc::kernels
+
+#endif

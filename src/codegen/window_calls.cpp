@@ -6,6 +6,7 @@
 #include "codegen/kernel_calls.h"
 #include "kernels/cpu/conv_shape.h"
 #include "kernels/cuda/conv.h"
+#include "kernels/cuda/gemm.h"
 #include "kernels/cuda/pool.h"
 #include "mapping/flat_plane.h"
 #include "passes/fusion.h"
@@ -91,11 +92,19 @@ std::string conv_shape_text(const kernels::Conv2dShape& cs) {
   return s + "}";
 }
 
+// 1 x 1, stride 1, no padding or dilation, one group.
+bool pointwise_conv(const kernels::Conv2dShape& cs) {
+  return cs.kh == 1 && cs.kw == 1 && cs.stride_h == 1 && cs.stride_w == 1 && cs.dil_h == 1 &&
+         cs.dil_w == 1 && cs.pad_top == 0 && cs.pad_left == 0 && cs.groups == 1 &&
+         cs.h_out == cs.h && cs.w_out == cs.w;
+}
+
 bool tensor_core_pair(DType a, DType b) {
   return a == b && (a == DType::f16 || a == DType::bf16);
 }
 
-// A convolution on cuda: depthwise, or the implicit GEMM over the weights as [c_out, K].
+// A convolution on cuda: depthwise, a pointwise one of 16-bit operands as a GEMM over the
+// image's planes, or the implicit GEMM over the weights as [c_out, K].
 std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels::Conv2dShape& cs,
                                   const PostOp& post) {
   AccessorEmitter& g = c.g;
@@ -108,12 +117,35 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
     call.launch = kernels::depthwise_conv2d_launch(cs);
     return {call};
   }
+  const bool tc = tensor_core_pair(n.inputs[0]->type.dtype, w->type.dtype);
+  if (tc && pointwise_conv(cs)) {
+    // A pointwise convolution is the product W [c_out, c_in] . x [c_in, h*w] for each image:
+    // gemm_tc reads x's planes as rows (cp.async where aligned) instead of gathering the
+    // implicit GEMM's columns element by element.
+    const IndexTerm i0 = IndexTerm::dim(0), i1 = IndexTerm::dim(1), i2 = IndexTerm::dim(2);
+    IndexTerms xi{i0, i1}, yi{i0, i1};
+    for (const IndexTerm& t : unflatten(2, {cs.h, cs.w})) {
+      xi.push_back(t);
+      yi.push_back(t);
+    }
+    Acc a = g.view(g.value(w), 3, {i1, i2, IndexTerm::zero(), IndexTerm::zero()},
+                   w->constant.has_value() && !g.inside.count(w));
+    Acc b = g.view(x, 3, xi, true);
+    Acc y = g.view(out, 3, yi, true);
+    const kernels::GemmShape gs{cs.n, cs.c_out, cs.h * cs.w, cs.c_in};
+    KernelCall call{"gemm_tc",
+                    {},
+                    {y.init, a.init, b.init,
+                     "GemmShape{" + std::to_string(gs.batch) + ", " + std::to_string(gs.m) + ", " +
+                         std::to_string(gs.n) + ", " + std::to_string(gs.k) + "}"}};
+    call.launch = kernels::gemm_tc_launch(gs);
+    return {call};
+  }
   IndexTerms wi{IndexTerm::dim(0)};
   for (const IndexTerm& t : unflatten(1, {cs.c_in / cs.groups, cs.kh, cs.kw}))
     wi.push_back(t);
   // A constant's dense rows keep their contiguity across the flattened (ci, r, s).
   Acc w2 = g.view(g.value(w), 2, wi, w->constant.has_value() && !g.inside.count(w));
-  const bool tc = tensor_core_pair(n.inputs[0]->type.dtype, w->type.dtype);
   KernelCall call{
       tc ? "conv2d_tc" : "conv2d_f32", {}, {out.init, x.init, w2.init, conv_shape_text(cs)}};
   call.launch = tc ? kernels::conv2d_tc_launch(cs) : kernels::conv2d_f32_launch(cs);

@@ -108,7 +108,8 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
   if (external) return read_external(proto, base_dir, what, type);
   Tensor t(type);
   if (proto.has_raw_data()) {
-    std::memcpy(t.raw(), proto.raw_data().data(), t.nbytes());
+    // An empty tensor has no storage to copy into (memcpy's pointers must not be null).
+    if (t.nbytes() > 0) std::memcpy(t.raw(), proto.raw_data().data(), t.nbytes());
     return t;
   }
   for (int64_t i = 0; i < t.numel(); ++i) {

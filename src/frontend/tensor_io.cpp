@@ -162,7 +162,8 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, std::optional<
   VTC_CHECK(data_bytes == type.nbytes()) << name << ": holds " << data_bytes << " data bytes, "
                                          << type_str(type) << " needs " << type.nbytes();
   Tensor raw(type.dtype, shape);
-  std::memcpy(raw.raw(), bytes.data() + header_start + header_len, raw.nbytes());
+  if (raw.nbytes() > 0) // an empty tensor has no storage (memcpy's pointers must not be null)
+    std::memcpy(raw.raw(), bytes.data() + header_start + header_len, raw.nbytes());
   if (expected == DType::bf16 && raw.dtype() == DType::f32) {
     Tensor t(DType::bf16, shape);
     for (int64_t i = 0; i < t.numel(); ++i)

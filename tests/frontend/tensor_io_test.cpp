@@ -118,6 +118,21 @@ TEST(TensorIO, RejectsHeadersWhoseSizesDoNotFit) {
   EXPECT_NE(big.find("big.npy: .npy shape"), std::string::npos) << big;
 }
 
+// Fuzzing findings: an empty tensor read from either format copied zero bytes into storage
+// that does not exist (memcpy with a null destination, undefined behaviour under UBSan).
+TEST(TensorIO, ReadsEmptyTensors) {
+  Tensor npy = parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }"),
+                         "empty.npy");
+  EXPECT_EQ(npy.shape(), Shape({0, 3}));
+  EXPECT_EQ(npy.nbytes(), 0u);
+  onnx::TensorProto proto;
+  proto.set_data_type(onnx::TensorProto::FLOAT);
+  proto.add_dims(0);
+  proto.set_raw_data("");
+  Tensor pb = parse_tensor_pb(proto.SerializeAsString(), "empty.pb", ".");
+  EXPECT_EQ(pb.shape(), Shape({0}));
+}
+
 TEST(TensorIO, RejectsMalformedHeaders) {
   for (const char* header : {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, }",
                              "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }",

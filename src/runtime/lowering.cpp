@@ -41,7 +41,8 @@ Strategy choose_for_target(const Graph& g, const KernelPlan& plan, const Options
                            const CostModel& model) {
   StrategyOptions so = plan.strategy;
   CandidatePeak peak(g, plan.kg);
-  if (so.kind == StrategyKind::greedy) so.peak_bytes = std::cref(peak);
+  if (so.kind == StrategyKind::greedy)
+    so.peak_bytes = [&peak](const Vtog& vtog, const CandidateStorage& c) { return peak(vtog, c); };
   return choose_strategy(plan.kg, so, model);
 }
 

@@ -137,18 +137,24 @@ private:
       candidate_.choice[size_t(g_.options[size_t(o)].tensor)] = -1;
     for (auto [tensor, mapping] : before)
       candidate_.mapping[size_t(tensor)] = mapping;
+    changed_since_asked_ = candidate_.changed; // the next question sees them restored
     held_[size_t(m)] = true;
     const VtogOption& first = g_.options[size_t(moves_[size_t(m)].front())];
     result_.held_back.push_back({moves_[size_t(m)], first.movement, t.saving, peak_, after});
     return true;
   }
 
-  // The candidate with trial t's choices and composed mappings installed.
+  // The candidate with trial t's choices and composed mappings installed; `changed` names
+  // them and whatever a held-back move left to restore.
   void overlay(const Trial& t) {
+    candidate_.changed = std::move(changed_since_asked_);
+    changed_since_asked_.clear();
     for (int o : t.options)
       candidate_.choice[size_t(g_.options[size_t(o)].tensor)] = o;
-    for (auto& [tensor, c] : t.composed)
+    for (auto& [tensor, c] : t.composed) {
       candidate_.mapping[size_t(tensor)] = &c->mapping;
+      candidate_.changed.push_back(tensor);
+    }
   }
 
   bool live(int m) const {
@@ -210,7 +216,8 @@ private:
   std::vector<int> version_;
   std::vector<bool> held_;
   PeakOfCandidate peak_of_;
-  CandidateStorage candidate_; // the committed state, as peak_of_ sees it
+  CandidateStorage candidate_;           // the committed state, as peak_of_ sees it
+  std::vector<int> changed_since_asked_; // tensors restored after the last question
   int64_t peak_ = 0;
   std::priority_queue<Entry, std::vector<Entry>, Worse> queue_;
   SearchResult result_;

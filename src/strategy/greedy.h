@@ -57,10 +57,13 @@ struct SearchResult {
 };
 
 // A candidate points-to graph as a peak-memory estimate sees it, per VTOG tensor: its chosen
-// option (-1: physical) and its composed mapping onto physical tensors (null: physical).
+// option (-1: physical) and its composed mapping onto physical tensors (null: physical); and
+// the tensors whose entries differ from the candidate asked about before (so that an estimate
+// may update what it knew rather than start again).
 struct CandidateStorage {
   std::vector<int> choice;
   std::vector<const Mapping*> mapping;
+  std::vector<int> changed;
 };
 
 // The peak memory (bytes) of the program of a candidate.

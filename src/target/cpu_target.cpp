@@ -4,6 +4,7 @@
 #include "target/cpu_target.h"
 
 #include <filesystem>
+#include <map>
 
 #include "codegen/copy_kernel.h"
 #include "codegen/kernel_call.h"
@@ -25,18 +26,25 @@ public:
     jit::LoadedObject loaded = jit::compile_and_load(unit.source, linked);
     object_ = std::move(loaded.object);
     library_.emplace(std::move(loaded.library));
-    for (const std::string& e : unit.entries)
-      functions_.push_back(e.empty() ? nullptr : library_->symbol<StepFn>(e.c_str()));
+    std::map<std::string, StepFn*> by_name; // steps sharing a kernel share its symbol
+    for (const std::string& e : unit.entries) {
+      StepFn*& f = by_name[e];
+      if (!f && !e.empty()) f = library_->symbol<StepFn>(e.c_str());
+      functions_.push_back(e.empty() ? nullptr : f);
+    }
+    sites_ = unit.sites;
+    sites_.resize(unit.entries.size());
   }
 
   void launch(size_t step, const LaunchArgs& args) override {
-    functions_.at(step)(args.buffers, args.packs);
+    functions_.at(step)(args.buffers, sites_[step].data(), args.packs);
   }
 
 private:
-  using StepFn = void(void* const*, void*);
+  using StepFn = void(void* const*, const int64_t*, void*);
   std::optional<jit::SharedLibrary> library_;
-  std::vector<StepFn*> functions_; // per step; null where the step has no entry point
+  std::vector<StepFn*> functions_;          // per step; null where the step has no entry point
+  std::vector<std::vector<int64_t>> sites_; // per step: the table its entry point reads
 };
 
 } // namespace

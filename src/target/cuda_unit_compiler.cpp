@@ -15,13 +15,10 @@ namespace vtc {
 
 CompiledCudaUnit compile_cuda_unit(const TranslationUnit& unit, const jit::NvrtcOptions& options,
                                    unsigned threads, jit::Progress* progress) {
-  std::vector<std::string> names;
-  for (const std::vector<DeviceLaunch>& step : unit.launches)
-    for (const DeviceLaunch& l : step)
-      names.push_back(l.entry);
+  const std::vector<std::string>& names = unit.entry_names;
   VTC_CHECK(names.size() == unit.entry_texts.size())
       << "the translation unit has " << unit.entry_texts.size() << " entry texts for "
-      << names.size() << " kernels";
+      << names.size() << " kernel names";
   CompiledCudaUnit out;
   std::vector<std::string> sources;
   for (size_t first = 0; first < names.size(); first += kEntriesPerCudaPart) {

@@ -96,7 +96,11 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
     tu.entries.push_back(name);
     if (fresh) defs += "namespace " + scope + " {\n" + code.defs + "} // namespace " + scope + "\n";
     if (!dialect.entry_per_call()) {
-      if (fresh) bodies += dialect.entry(name, entry_body(scope, code, nullptr), nullptr);
+      if (fresh) {
+        tu.entry_texts.push_back(dialect.entry(name, entry_body(scope, code, nullptr), nullptr));
+        tu.entry_names.push_back(name);
+        bodies += tu.entry_texts.back();
+      }
       continue;
     }
     for (size_t c = 0; c < code.calls.size(); ++c) {

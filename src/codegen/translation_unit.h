@@ -23,8 +23,8 @@ struct DeviceLaunch {
 
 struct TranslationUnit {
   std::string source; // header, then every entry point's text
-  // The source in pieces, where entry points can be compiled apart (one kernel per call):
-  // the preamble and every accessor definition, and each distinct kernel's entry point, named
+  // The source in pieces, so that entry points can be compiled apart: the preamble and every
+  // accessor definition, and each distinct kernel's entry point (on a GPU one per call), named
   // in entry_names; header + the entry texts in order is `source`.
   std::string header;
   std::vector<std::string> entry_texts;

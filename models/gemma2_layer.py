@@ -13,9 +13,8 @@ those of the Llama layer: x, past_k, past_v, pos, mask -> y, present_k, present_
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import onnx
@@ -115,11 +114,8 @@ def layer(b: GraphBuilder, x: str, pos: str, past_k: str, past_v: str, mask: str
 
 
 def build(cfg: Gemma2Config, dtype: str, batch: int) -> onnx.ModelProto:
-    b = GraphBuilder("gemma2_decoder_layer", dtype)
-    x, past_k, past_v, pos, mask = dp.declare_decode_inputs(
-        b, batch, cfg.hidden, cfg.kv_heads, cfg.cache_len, cfg.head_dim)
-    b.output(layer(b, x, pos, past_k, past_v, mask, cfg, batch), "y", [batch, 1, cfg.hidden])
-    return b.model(__doc__.split("\n\n")[0], {"config": json.dumps(asdict(cfg))})
+    return dp.single_layer_model("gemma2_decoder_layer", layer, cfg, dtype, batch,
+                                 __doc__.split("\n\n")[0])
 
 
 def make_inputs(cfg: Gemma2Config, batch: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

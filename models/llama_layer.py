@@ -12,9 +12,8 @@ projection, residual, RMSNorm, SwiGLU MLP, residual. Inputs: x [B,1,hidden], pas
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import onnx
@@ -91,11 +90,8 @@ def layer(b: GraphBuilder, x: str, pos: str, past_k: str, past_v: str, mask: str
 
 
 def build(cfg: LlamaConfig, dtype: str, batch: int) -> onnx.ModelProto:
-    b = GraphBuilder("llama3_decoder_layer", dtype)
-    x, past_k, past_v, pos, mask = dp.declare_decode_inputs(
-        b, batch, cfg.hidden, cfg.kv_heads, cfg.cache_len, cfg.head_dim)
-    b.output(layer(b, x, pos, past_k, past_v, mask, cfg, batch), "y", [batch, 1, cfg.hidden])
-    return b.model(__doc__.split("\n\n")[0], {"config": json.dumps(asdict(cfg))})
+    return dp.single_layer_model("llama3_decoder_layer", layer, cfg, dtype, batch,
+                                 __doc__.split("\n\n")[0])
 
 
 def make_inputs(cfg: LlamaConfig, batch: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import onnx
 
-from graph_builder import GraphBuilder, Workload, batch_norm, conv
+from graph_builder import GraphBuilder, Workload, batch_norm, conv, image_inputs
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,7 @@ def build(cfg: ResNetConfig, dtype: str, batch: int) -> onnx.ModelProto:
 
 def make_inputs(cfg: ResNetConfig, batch: int,
                 rng: np.random.Generator) -> dict[str, np.ndarray]:
-    shape = (batch, 3, cfg.image, cfg.image)
-    return {"pixels": rng.standard_normal(shape, dtype=np.float32)}
+    return image_inputs("pixels", batch, cfg.image, rng)
 
 
 WORKLOADS = [Workload("resnet50", CONFIGS, ("f32", "f16"), build, make_inputs)]

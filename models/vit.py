@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import onnx
 
-from graph_builder import GraphBuilder, Workload
+from graph_builder import GraphBuilder, Workload, image_inputs
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,7 @@ def build(cfg: VitConfig, dtype: str, batch: int) -> onnx.ModelProto:
 
 
 def make_inputs(cfg: VitConfig, batch: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    shape = (batch, 3, cfg.image, cfg.image)
-    return {"pixels": rng.standard_normal(shape, dtype=np.float32)}
+    return image_inputs("pixels", batch, cfg.image, rng)
 
 
 WORKLOADS = [Workload("vit_b16", CONFIGS, ("f32", "f16"), build, make_inputs)]

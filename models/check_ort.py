@@ -31,7 +31,7 @@ import onnxruntime as ort
 from onnx import TensorProto, numpy_helper
 
 from graph_builder import round_to_dtype
-from workloads import WORKLOADS
+from workloads import ALL_WORKLOADS, config_at
 
 FLOAT_NPY = {"f32": np.float32, "f16": np.float16, "bf16": np.float32}
 
@@ -58,9 +58,11 @@ def bf16_as_f32(model: onnx.ModelProto) -> onnx.ModelProto:
 
 def model_inputs(meta: dict[str, str]) -> dict[str, np.ndarray]:
     """Seeded inputs for the model described by `meta`, in their .npy storage types."""
-    workload = WORKLOADS[meta["workload"]]
+    workload = ALL_WORKLOADS[meta["workload"]]
     rng = np.random.default_rng(int(meta["seed"]))
-    values = workload.make_inputs(workload.configs[meta["size"]], int(meta["batch"]), rng)
+    layers = int(meta["layers"]) if "layers" in meta else None
+    config = config_at(workload, meta["size"], layers)
+    values = workload.make_inputs(config, int(meta["batch"]), rng)
     dtype = meta["dtype"]
     return {name: (round_to_dtype(v, dtype).astype(FLOAT_NPY[dtype])
                    if v.dtype == np.float32 else v)

@@ -10,7 +10,11 @@ static: the attention reads the whole cache and an additive mask hides the posit
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
+
 import numpy as np
+import onnx
 from onnx import TensorProto
 
 from graph_builder import GraphBuilder, linear
@@ -122,6 +126,16 @@ def decode_inputs(batch: int, hidden: int, kv_heads: int, cache_len: int, head_d
         "pos": np.array([pos], np.int64),
         "mask": np.broadcast_to(mask, (batch, 1, 1, cache_len)).copy(),
     }
+
+
+def single_layer_model(name: str, layer, cfg, dtype: str, batch: int, doc: str) -> onnx.ModelProto:
+    """A model of one decoder layer: `layer(b, x, pos, past_k, past_v, mask, cfg, batch)` on the
+    decode inputs, its result the output y [B, 1, hidden]."""
+    b = GraphBuilder(name, dtype)
+    x, past_k, past_v, pos, mask = declare_decode_inputs(
+        b, batch, cfg.hidden, cfg.kv_heads, cfg.cache_len, cfg.head_dim)
+    b.output(layer(b, x, pos, past_k, past_v, mask, cfg, batch), "y", [batch, 1, cfg.hidden])
+    return b.model(doc, {"config": json.dumps(asdict(cfg))})
 
 
 def declare_decode_inputs(b: GraphBuilder, batch: int, hidden: int, kv_heads: int,

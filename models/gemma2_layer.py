@@ -13,9 +13,8 @@ those of the Llama layer: x, past_k, past_v, pos, mask -> y, present_k, present_
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import onnx
@@ -58,7 +57,8 @@ def sliding_window_mask(b: GraphBuilder, mask: str, pos: str, cfg: Gemma2Config)
 
 
 def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask: str,
-              cfg: Gemma2Config, batch: int) -> str:
+              cfg: Gemma2Config, batch: int,
+              present: tuple[str, str] = ("present_k", "present_v")) -> str:
     """Soft-capped grouped-query attention of one new token; returns [B, 1, hidden]."""
     q_dim, kv_dim = cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim
     groups = cfg.heads // cfg.kv_heads
@@ -75,9 +75,9 @@ def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask:
 
     indices = dp.cache_write_indices(b, pos, batch, cfg.kv_heads)
     cache_shape = [batch, cfg.kv_heads, cfg.cache_len, cfg.head_dim]
-    present_k = b.output(dp.update_cache(b, past_k, k, indices, "k_cache_update"), "present_k",
+    present_k = b.output(dp.update_cache(b, past_k, k, indices, "k_cache_update"), present[0],
                          cache_shape)
-    present_v = b.output(dp.update_cache(b, past_v, v, indices, "v_cache_update"), "present_v",
+    present_v = b.output(dp.update_cache(b, past_v, v, indices, "v_cache_update"), present[1],
                          cache_shape)
 
     keys = dp.read_cache(b, present_k, batch, cfg.kv_heads, groups, cfg.cache_len,
@@ -97,22 +97,25 @@ def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask:
     return dp.attend(b, scores, mask, values, batch, cfg.heads, cfg.head_dim, cfg.hidden)
 
 
-def build(cfg: Gemma2Config, dtype: str, batch: int) -> onnx.ModelProto:
-    b = GraphBuilder("gemma2_decoder_layer", dtype)
-    x, past_k, past_v, pos, mask = dp.declare_decode_inputs(
-        b, batch, cfg.hidden, cfg.kv_heads, cfg.cache_len, cfg.head_dim)
+def layer(b: GraphBuilder, x: str, pos: str, past_k: str, past_v: str, mask: str,
+          cfg: Gemma2Config, batch: int,
+          present: tuple[str, str] = ("present_k", "present_v")) -> str:
+    """One decoder layer on `x` [B, 1, hidden]; its updated caches become outputs `present`."""
     with b.scope("attn"):
         h = rms_norm(b, x, cfg.hidden, "input_norm", cfg.eps, unit_offset=True)
-        h = attention(b, h, pos, past_k, past_v, mask, cfg, batch)
+        h = attention(b, h, pos, past_k, past_v, mask, cfg, batch, present)
         h = rms_norm(b, h, cfg.hidden, "post_attention_norm", cfg.eps, unit_offset=True)
     h = b.op("Add", [x, h], "attn_residual")
     with b.scope("mlp"):
         m = rms_norm(b, h, cfg.hidden, "pre_feedforward_norm", cfg.eps, unit_offset=True)
         m = dp.gated_mlp(b, m, cfg.hidden, cfg.ffn, gelu_tanh, "gelu")
         m = rms_norm(b, m, cfg.hidden, "post_feedforward_norm", cfg.eps, unit_offset=True)
-    y = b.op("Add", [h, m], "mlp_residual")
-    b.output(y, "y", [batch, 1, cfg.hidden])
-    return b.model(__doc__.split("\n\n")[0], {"config": json.dumps(asdict(cfg))})
+    return b.op("Add", [h, m], "mlp_residual")
+
+
+def build(cfg: Gemma2Config, dtype: str, batch: int) -> onnx.ModelProto:
+    return dp.single_layer_model("gemma2_decoder_layer", layer, cfg, dtype, batch,
+                                 __doc__.split("\n\n")[0])
 
 
 def make_inputs(cfg: Gemma2Config, batch: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

@@ -166,6 +166,13 @@ def save_model(model: onnx.ModelProto, path: str, external_data: bool) -> None:
         onnx.save_model(model, path)
 
 
+def image_inputs(name: str, batch: int, resolution: int,
+                 rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A batch of standard-normal RGB images [B, 3, H, W] named `name`."""
+    shape = (batch, 3, resolution, resolution)
+    return {name: rng.standard_normal(shape, dtype=np.float32)}
+
+
 # Layers, written the way PyTorch's exporters produce them.
 
 def linear(b: GraphBuilder, x: str, d_in: int, d_out: int, name: str) -> str:

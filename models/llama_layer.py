@@ -12,9 +12,8 @@ projection, residual, RMSNorm, SwiGLU MLP, residual. Inputs: x [B,1,hidden], pas
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import onnx
@@ -43,7 +42,8 @@ CONFIGS = {
 
 
 def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask: str,
-              cfg: LlamaConfig, batch: int) -> str:
+              cfg: LlamaConfig, batch: int,
+              present: tuple[str, str] = ("present_k", "present_v")) -> str:
     """Self-attention of one new token against the updated KV cache; returns [B, 1, hidden]."""
     q_dim, kv_dim = cfg.heads * cfg.head_dim, cfg.kv_heads * cfg.head_dim
     groups = cfg.heads // cfg.kv_heads
@@ -62,8 +62,8 @@ def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask:
     present_k = dp.update_cache(b, past_k, k, indices, "k_cache_update")
     present_v = dp.update_cache(b, past_v, v, indices, "v_cache_update")
     cache_shape = [batch, cfg.kv_heads, cfg.cache_len, cfg.head_dim]
-    present_k = b.output(present_k, "present_k", cache_shape)
-    present_v = b.output(present_v, "present_v", cache_shape)
+    present_k = b.output(present_k, present[0], cache_shape)
+    present_v = b.output(present_v, present[1], cache_shape)
 
     keys = dp.read_cache(b, present_k, batch, cfg.kv_heads, groups, cfg.cache_len,
                          cfg.head_dim, "k_read")
@@ -75,20 +75,23 @@ def attention(b: GraphBuilder, h: str, pos: str, past_k: str, past_v: str, mask:
     return dp.attend(b, scores, mask, values, batch, cfg.heads, cfg.head_dim, cfg.hidden)
 
 
-def build(cfg: LlamaConfig, dtype: str, batch: int) -> onnx.ModelProto:
-    b = GraphBuilder("llama3_decoder_layer", dtype)
-    x, past_k, past_v, pos, mask = dp.declare_decode_inputs(
-        b, batch, cfg.hidden, cfg.kv_heads, cfg.cache_len, cfg.head_dim)
+def layer(b: GraphBuilder, x: str, pos: str, past_k: str, past_v: str, mask: str,
+          cfg: LlamaConfig, batch: int,
+          present: tuple[str, str] = ("present_k", "present_v")) -> str:
+    """One decoder layer on `x` [B, 1, hidden]; its updated caches become outputs `present`."""
     with b.scope("attn"):
         h = rms_norm(b, x, cfg.hidden, "input_norm", cfg.eps)
-        attn = attention(b, h, pos, past_k, past_v, mask, cfg, batch)
+        attn = attention(b, h, pos, past_k, past_v, mask, cfg, batch, present)
     h = b.op("Add", [x, attn], "attn_residual")
     with b.scope("mlp"):
         mlp = dp.gated_mlp(b, rms_norm(b, h, cfg.hidden, "post_attention_norm", cfg.eps),
                            cfg.hidden, cfg.ffn, silu, "silu")
-    y = b.op("Add", [h, mlp], "mlp_residual")
-    b.output(y, "y", [batch, 1, cfg.hidden])
-    return b.model(__doc__.split("\n\n")[0], {"config": json.dumps(asdict(cfg))})
+    return b.op("Add", [h, mlp], "mlp_residual")
+
+
+def build(cfg: LlamaConfig, dtype: str, batch: int) -> onnx.ModelProto:
+    return dp.single_layer_model("llama3_decoder_layer", layer, cfg, dtype, batch,
+                                 __doc__.split("\n\n")[0])
 
 
 def make_inputs(cfg: LlamaConfig, batch: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

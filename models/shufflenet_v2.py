@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import onnx
 
-from graph_builder import GraphBuilder, Workload, batch_norm, conv
+from graph_builder import GraphBuilder, Workload, batch_norm, conv, image_inputs
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,7 @@ def build(cfg: ShuffleNetConfig, dtype: str, batch: int) -> onnx.ModelProto:
 
 
 def make_inputs(cfg: ShuffleNetConfig, batch: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    shape = (batch, 3, cfg.resolution, cfg.resolution)
-    return {"image": rng.standard_normal(shape, dtype=np.float32)}
+    return image_inputs("image", batch, cfg.resolution, rng)
 
 
 WORKLOADS = [Workload("shufflenet_v2", CONFIGS, ("f32", "f16"), build, make_inputs)]

@@ -124,8 +124,8 @@ struct AheadOfTime {
 };
 struct CompiledAhead {
   std::string arch;    // what the code was built for: "sm_90a", or "host" on cpu
-  int kernels = 0;     // entry points (cuda) or generated steps (cpu)
-  int objects = 0;     // cubins (cuda) or shared objects (cpu) written or found
+  int kernels = 0;     // entry points (cuda) or distinct kernels (cpu)
+  int objects = 0;     // cubins (cuda) or shared objects (cpu, parts of a few kernels)
   bool cached = false; // all of them were in the cache already
   double seconds = 0;  // compile time (0 when cached)
 };

@@ -218,19 +218,19 @@ Acc AccessorEmitter::value(const Value* v) {
   return stored(v);
 }
 
-std::string AccessorEmitter::buffer_address(const Value* v) const {
+std::string AccessorEmitter::buffer_address(const Value* v) {
   auto it = storage_.buffer_of.find(v);
   VTC_CHECK(it != storage_.buffer_of.end() && !storage_.virtual_values.count(v))
       << "value '" << v->name << "' is an operand of a library kernel but is not physical";
-  return "static_cast<" + std::string(cpp_storage_type(v->type.dtype)) + "*>(buf[" +
-         std::to_string(it->second) + "])";
+  return "static_cast<" + std::string(cpp_storage_type(v->type.dtype)) + "*>(" +
+         site_.buffer(it->second) + ")";
 }
 
-std::string AccessorEmitter::constant_ref(const Value* v) const {
+std::string AccessorEmitter::constant_ref(const Value* v) {
   auto it = storage_.buffer_of.find(v);
   if (!v->constant || storage_.virtual_values.count(v) || it == storage_.buffer_of.end())
     return "ConstantRef{}";
-  return "ConstantRef{static_cast<ConstantPacks*>(packs), buf[" + std::to_string(it->second) + "]}";
+  return "ConstantRef{static_cast<ConstantPacks*>(packs), " + site_.buffer(it->second) + "}";
 }
 
 Acc AccessorEmitter::mapped(const Mapping& m, DType dtype) {
@@ -258,7 +258,7 @@ Acc AccessorEmitter::mapped(const Mapping& m, DType dtype) {
       std::string pt = cpp_storage_type(v->type.dtype);
       members += "  " + pt + "* " + mem.name + ";\n";
       inits += (inits.empty() ? "" : ", ") +
-               ("static_cast<" + pt + "*>(buf[" + std::to_string(buf->second) + "])");
+               ("static_cast<" + pt + "*>(" + site_.buffer(buf->second) + ")");
     }
     member[b] = mem;
     return mem.name;

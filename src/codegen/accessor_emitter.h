@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "codegen/dialect.h"
+#include "codegen/site_args.h"
 #include "lower/program.h"
 #include "mapping/mapping.h"
 
@@ -76,9 +77,11 @@ std::string literal(double v);
 
 class AccessorEmitter {
 public:
+  // Buffers are named through `site` (site_args.h); accessor types are numbered from
+  // `counter` and defined in `defs`.
   AccessorEmitter(const StorageMap& storage, const Dialect& dialect, std::string& defs,
-                  int& counter)
-      : storage_(storage), dialect_(dialect), defs_(defs), counter_(counter) {}
+                  int& counter, SiteArgs& site)
+      : storage_(storage), dialect_(dialect), defs_(defs), counter_(counter), site_(site) {}
 
   // Values produced inside the kernel being generated (computed, not loaded).
   std::set<const Value*> inside;
@@ -109,10 +112,12 @@ public:
 
   // The address of a physical value's buffer as `T*` (for library calls, which take dense
   // operands only).
-  std::string buffer_address(const Value* v) const;
+  std::string buffer_address(const Value* v);
   // The ConstantRef argument for a kernel operand: the program's packs and the buffer, when
   // the value is a constant in a buffer of its own; a default ConstantRef otherwise.
-  std::string constant_ref(const Value* v) const;
+  std::string constant_ref(const Value* v);
+  // The kernel's site table, for buffers and integers named outside accessors.
+  SiteArgs& site() { return site_; }
 
   // operand_index(node, k, rank), over the flattened plane while one is set.
   IndexTerms plane_operand_index(const Node& node, size_t k, int rank) const;
@@ -130,6 +135,7 @@ private:
   const Dialect& dialect_;
   std::string& defs_;
   int& counter_;
+  SiteArgs& site_;
 };
 
 } // namespace vtc

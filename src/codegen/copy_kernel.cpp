@@ -61,8 +61,7 @@ std::vector<KernelCall> copy_calls(const Node& n, AccessorEmitter& g) {
     auto bo = storage.buffer_of.find(out), bd = storage.buffer_of.find(data);
     KernelCall copy = copy_call(dialect, o, out->type.shape, d);
     if (bo != storage.buffer_of.end() && bd != storage.buffer_of.end())
-      copy.guard =
-          "buf[" + std::to_string(bo->second) + "] != buf[" + std::to_string(bd->second) + "]";
+      copy.guard = g.site().buffer(bo->second) + " != " + g.site().buffer(bd->second);
     calls.push_back(std::move(copy));
     Acc target = g.mapped(*w.mappings[2], out->type.dtype);
     calls.push_back(copy_call(dialect, target, n.inputs[2]->type.shape, g.stored(n.inputs[2])));

@@ -56,18 +56,17 @@ int64_t CpuDialect::transaction_bytes() const {
 
 std::string CpuDialect::entry(const std::string& name, const std::string& body,
                               const KernelCall*) const {
-  return "extern \"C\" void " + name + "(void* const* buf, void* packs) {\n" + body + "}\n\n";
+  return "extern \"C\" void " + name + "(void* const* buf, const int64_t* site, void* packs) {\n" +
+         body + "}\n\n";
 }
 
-std::string CpuDialect::skip_after_failure(int) const {
+std::string CpuDialect::skip_after_failure(const std::string&) const {
   return "";
 }
 
-KernelCall CpuDialect::copy_buffer(int to, int from, int64_t bytes) const {
-  return {"std::memcpy",
-          {},
-          {"buf[" + std::to_string(to) + "]", "buf[" + std::to_string(from) + "]",
-           std::to_string(bytes)}};
+KernelCall CpuDialect::copy_buffer(const std::string& to, const std::string& from,
+                                   int64_t bytes) const {
+  return {"std::memcpy", {}, {to, from, std::to_string(bytes)}};
 }
 
 } // namespace vtc

@@ -58,19 +58,17 @@ std::string CudaDialect::entry(const std::string& name, const std::string& body,
   const kernels::Launch& l = *call->launch;
   const unsigned threads = l.block[0] * l.block[1] * l.block[2];
   return "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ", " +
-         std::to_string(l.min_blocks) + ") " + name + "(void* const* buf, void* ws) {\n" + body +
-         "}\n\n";
+         std::to_string(l.min_blocks) + ") " + name +
+         "(void* const* buf, const int64_t* site, void* ws) {\n" + body + "}\n\n";
 }
 
-std::string CudaDialect::skip_after_failure(int status_slot) const {
-  return "  if (run_failed(buf[" + std::to_string(status_slot) + "])) return;\n";
+std::string CudaDialect::skip_after_failure(const std::string& status) const {
+  return "  if (run_failed(" + status + ")) return;\n";
 }
 
-KernelCall CudaDialect::copy_buffer(int to, int from, int64_t bytes) const {
-  KernelCall call{"copy_bytes",
-                  {},
-                  {"buf[" + std::to_string(to) + "]", "buf[" + std::to_string(from) + "]",
-                   std::to_string(bytes)}};
+KernelCall CudaDialect::copy_buffer(const std::string& to, const std::string& from,
+                                    int64_t bytes) const {
+  KernelCall call{"copy_bytes", {}, {to, from, std::to_string(bytes)}};
   call.launch = kernels::copy_bytes_launch(bytes);
   return call;
 }

@@ -21,8 +21,9 @@ public:
   bool entry_per_call() const override { return true; }
   std::string entry(const std::string& name, const std::string& body,
                     const KernelCall* call) const override;
-  std::string skip_after_failure(int status_slot) const override;
-  KernelCall copy_buffer(int to, int from, int64_t bytes) const override;
+  std::string skip_after_failure(const std::string& status) const override;
+  KernelCall copy_buffer(const std::string& to, const std::string& from,
+                         int64_t bytes) const override;
 };
 
 } // namespace vtc

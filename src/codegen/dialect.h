@@ -42,11 +42,12 @@ public:
   virtual std::string entry(const std::string& name, const std::string& body,
                             const KernelCall* call) const = 0;
   // The statement an entry point running after an index check starts with: return at once
-  // when the run's status record (buf[status_slot]) says a check failed; "" where the host
+  // when the run's status record (at address `status`) says a check failed; "" where the host
   // stops the run after a failed check itself (cpu).
-  virtual std::string skip_after_failure(int status_slot) const = 0;
-  // The call copying `bytes` bytes from buffer `from` to buffer `to`.
-  virtual KernelCall copy_buffer(int to, int from, int64_t bytes) const = 0;
+  virtual std::string skip_after_failure(const std::string& status) const = 0;
+  // The call copying `bytes` bytes from the buffer at address `from` to the one at `to`.
+  virtual KernelCall copy_buffer(const std::string& to, const std::string& from,
+                                 int64_t bytes) const = 0;
 };
 
 } // namespace vtc

@@ -18,12 +18,12 @@ KernelCall index_check_call(const StepInfo& step, size_t step_index, int status_
   const std::string bounds =
       "IndexBounds<" + std::to_string(check.bounds.size()) + ">{{" + sizes + "}}";
   const Acc indices = g.stored(check.indices);
-  const std::string status = "buf[" + std::to_string(status_slot) + "]";
+  const std::string status = g.site().buffer(status_slot);
   std::vector<std::string> args{indices.init, shape_array(check.indices->type.shape), bounds,
                                 status};
   const bool cuda = g.dialect().library() == KernelLibrary::cuda;
-  if (cuda) args.push_back("buf[" + std::to_string(status_slot + 1) + "]");
-  args.push_back(std::to_string(step_index));
+  if (cuda) args.push_back(g.site().buffer(status_slot + 1));
+  args.push_back(g.site().integer(int64_t(step_index)));
   KernelCall call{"check_indices", {}, std::move(args)};
   if (cuda) call.launch = kernels::check_indices_launch();
   return call;

@@ -1,79 +1,121 @@
-// Steps in order, one shared counter naming the accessor structs, so a program always gives
-// the same text (and the same cache key).
+// Steps in order, each generated on its own (accessor types numbered from 0, buffers and
+// integers named through its site table), so that steps whose kernels differ only in their
+// buffers give the same text: each distinct text becomes one kernel, its types in a namespace
+// of their own, and every step running it passes its own table. A program always gives the
+// same text (and cache key), and a deeper stack of identical layers gives the same text too.
 #include "codegen/translation_unit.h"
+
+#include <map>
 
 #include "codegen/accessor_emitter.h"
 #include "codegen/copy_kernel.h"
 #include "codegen/index_check_call.h"
 #include "codegen/kernel_call.h"
+#include "codegen/site_args.h"
 #include "vtc/error.h"
 
 namespace vtc {
+
+namespace {
+
+// One step's generated text before it is named: its accessor definitions and calls.
+struct StepCode {
+  std::string defs;
+  std::vector<KernelCall> calls;
+  std::string skip; // the statement entry points start with after an index check
+};
+
+std::string entry_body(const std::string& scope, const StepCode& code, const KernelCall* only) {
+  std::string body = "  using namespace " + scope + ";\n" + code.skip;
+  if (only) return body + only->render();
+  for (const KernelCall& call : code.calls)
+    body += call.render();
+  return body;
+}
+
+} // namespace
 
 TranslationUnit generate_translation_unit(const Program& p, const Dialect& dialect) {
   TranslationUnit tu;
   TranslationUnitFeatures features;
   std::string defs, bodies;
-  int counter = 0;
+  std::map<std::string, int> kernel_of_text; // canonical text -> distinct kernel
   tu.launches.resize(p.steps.size());
+  tu.sites.resize(p.steps.size());
   bool after_check = false; // a check ran before this step: entries return when it failed
   for (size_t s = 0; s < p.steps.size(); ++s) {
     const StepInfo& step = p.steps[s];
-    std::vector<KernelCall> calls;
+    StepCode code;
+    SiteArgs site;
+    int counter = 0;
+    AccessorEmitter g(p.storage, dialect, code.defs, counter, site);
     switch (step.kind) {
-    case StepKind::kernel: {
+    case StepKind::kernel:
       VTC_CHECK(step.kernel) << "step " << s << " '" << step.name
                              << "' is a kernel step without its kernel";
-      AccessorEmitter g(p.storage, dialect, defs, counter);
-      calls = kernel_calls(*step.kernel, g);
+      code.calls = kernel_calls(*step.kernel, g);
       features.openblas |= step.kernel->impl == KernelImpl::openblas_sgemm;
       break;
-    }
-    case StepKind::copy: {
+    case StepKind::copy:
       VTC_CHECK(step.node) << "step " << s << " '" << step.name
                            << "' is a copy step without its node";
-      AccessorEmitter g(p.storage, dialect, defs, counter);
-      calls = copy_calls(*step.node, g);
+      code.calls = copy_calls(*step.node, g);
       break;
-    }
     case StepKind::constant_output:
-      calls.push_back(
-          dialect.copy_buffer(step.writes.at(0), step.reads.at(0),
+      code.calls.push_back(
+          dialect.copy_buffer(site.buffer(step.writes.at(0)), site.buffer(step.reads.at(0)),
                               int64_t(p.buffers[size_t(step.writes[0])].type.nbytes())));
       break;
     case StepKind::interpreter:
       break;
-    case StepKind::index_check: {
-      AccessorEmitter g(p.storage, dialect, defs, counter);
-      calls.push_back(index_check_call(step, s, p.status_slot(), g));
+    case StepKind::index_check:
+      code.calls.push_back(index_check_call(step, s, p.status_slot(), g));
       break;
     }
-    }
-    const std::string skip = after_check ? dialect.skip_after_failure(p.status_slot()) : "";
+    if (after_check) code.skip = dialect.skip_after_failure(site.buffer(p.status_slot()));
     after_check |= step.kind == StepKind::index_check;
     if (step.kind == StepKind::interpreter) {
       tu.entries.push_back("");
       continue;
     }
-    tu.entries.push_back("vtc_step_" + std::to_string(s));
+    for (const KernelCall& call : code.calls)
+      VTC_CHECK(!dialect.entry_per_call() || call.launch)
+          << "step " << s << " '" << step.name << "': call " << call.function << " has no launch";
+    tu.sites[s] = site.values();
+
+    // The text without names decides which kernel the step runs.
+    std::string text = code.defs;
+    if (dialect.entry_per_call())
+      for (const KernelCall& call : code.calls)
+        text += dialect.entry("", entry_body("", code, &call), &call);
+    else
+      text += dialect.entry("", entry_body("", code, nullptr), nullptr);
+    auto [it, fresh] = kernel_of_text.emplace(text, int(kernel_of_text.size()));
+    const std::string name = "vtc_kernel_" + std::to_string(it->second);
+    const std::string scope = "vtc_k" + std::to_string(it->second);
+    tu.entries.push_back(name);
+    if (fresh) defs += "namespace " + scope + " {\n" + code.defs + "} // namespace " + scope + "\n";
     if (!dialect.entry_per_call()) {
-      std::string body = skip;
-      for (const KernelCall& call : calls)
-        body += call.render();
-      bodies += dialect.entry(tu.entries.back(), body, nullptr);
+      if (fresh) {
+        tu.entry_texts.push_back(dialect.entry(name, entry_body(scope, code, nullptr), nullptr));
+        tu.entry_names.push_back(name);
+        bodies += tu.entry_texts.back();
+      }
       continue;
     }
-    for (size_t c = 0; c < calls.size(); ++c) {
-      const KernelCall& call = calls[c];
-      VTC_CHECK(call.launch) << "step " << s << " '" << step.name << "': call " << call.function
-                             << " has no launch";
-      DeviceLaunch launch{tu.entries.back() + "_" + std::to_string(c), *call.launch,
-                          call.workspace_bytes};
-      tu.entry_texts.push_back(dialect.entry(launch.entry, skip + call.render(), &call));
-      bodies += tu.entry_texts.back();
+    for (size_t c = 0; c < code.calls.size(); ++c) {
+      const KernelCall& call = code.calls[c];
+      DeviceLaunch launch{name + "_" + std::to_string(c), *call.launch, call.workspace_bytes};
+      if (fresh) {
+        tu.entry_texts.push_back(
+            dialect.entry(launch.entry, entry_body(scope, code, &call), &call));
+        tu.entry_names.push_back(launch.entry);
+        bodies += tu.entry_texts.back();
+      }
       tu.launches[s].push_back(std::move(launch));
     }
   }
+  tu.kernels = int(kernel_of_text.size());
   if (features.openblas) tu.libraries.push_back("openblas");
   tu.header = dialect.preamble(features) + "\nnamespace {\n" + defs + "} // namespace\n\n";
   tu.source = tu.header + bodies;

@@ -1,7 +1,7 @@
 // The translation unit of a Program on one target: the dialect's preamble, the accessor
-// definitions, and the entry points of every generated step (kernels, copies, constant
-// outputs) — one per step, or on a GPU one kernel per call with its launch; interpreter
-// steps have none.
+// definitions, and the entry points of every distinct generated kernel (kernels, copies,
+// constant outputs) — one per step's kernel, or on a GPU one per call with its launch — with
+// the table each step passes its entry point; interpreter steps have none.
 #pragma once
 
 #include <string>
@@ -23,12 +23,19 @@ struct DeviceLaunch {
 
 struct TranslationUnit {
   std::string source; // header, then every entry point's text
-  // The source in pieces, where entry points can be compiled apart (one kernel per call):
-  // the preamble and every accessor definition, and each DeviceLaunch's entry point in step
-  // order; header + the entry texts in order is `source`.
+  // The source in pieces, so that entry points can be compiled apart: the preamble and every
+  // accessor definition, and each distinct kernel's entry point (on a GPU one per call), named
+  // in entry_names; header + the entry texts in order is `source`.
   std::string header;
   std::vector<std::string> entry_texts;
-  std::vector<std::string> entries;   // per step of the program: its entry point, "" if none
+  std::vector<std::string> entry_names;
+  // Per step of the program: its entry point, "" if none. Steps whose kernels differ only in
+  // their buffers share one.
+  std::vector<std::string> entries;
+  // Per step: its site table (codegen/site_args.h) — the buffer ids and integers its entry
+  // point reads as site[k]; empty where the step has none.
+  std::vector<std::vector<int64_t>> sites;
+  int kernels = 0;                    // distinct kernels generated
   std::vector<std::string> libraries; // linked as -l<name> ("openblas")
   // Per step, where the dialect makes each call a kernel of its own: the kernels in order
   // (empty for interpreter steps, and for every step on cpu, whose entries run their calls).

@@ -100,6 +100,29 @@ std::string print_program(const Program& p) {
   return os.str();
 }
 
+std::vector<const Value*> stored_values(const Value* v, const Mapping* mapping) {
+  if (!mapping) return {v};
+  std::vector<const Value*> out;
+  for (const Piece& piece : mapping->pieces)
+    if (piece.base) out.push_back(static_cast<const Value*>(piece.base->key));
+  // Values loaded by index expressions (run-time indices): physical, read by the step.
+  std::function<void(IndexExpr)> walk = [&](IndexExpr e) {
+    if (e.kind() == ExprKind::load) out.push_back(static_cast<const Value*>(e.load_base()->key));
+    for (const ExprNode* op : e.node()->ops)
+      walk(IndexExpr(op));
+  };
+  for (const Piece& p : mapping->pieces) {
+    for (const IndexExpr& e : p.index)
+      walk(e);
+    for (const Search& s : p.searches)
+      for (const auto& [a, b] : s.eqs) {
+        walk(a);
+        walk(b);
+      }
+  }
+  return out;
+}
+
 namespace {
 
 class Lowerer {
@@ -150,35 +173,9 @@ private:
   void touch(const Value* v, std::vector<int>& ids) {
     if (!v) return;
     auto it = d_.virtual_values.find(v);
-    if (it == d_.virtual_values.end()) {
-      ids.push_back(buffer(v, BufferRole::intermediate));
-      return;
-    }
-    for (const Piece& piece : it->second.pieces)
-      if (piece.base)
-        ids.push_back(buffer(static_cast<const Value*>(piece.base->key), BufferRole::intermediate));
-    for (const Value* t : load_tables(it->second))
-      ids.push_back(buffer(t, BufferRole::intermediate));
-  }
-
-  // Values loaded by index expressions (run-time indices): physical, read by the step.
-  static std::vector<const Value*> load_tables(const Mapping& m) {
-    std::vector<const Value*> out;
-    std::function<void(IndexExpr)> walk = [&](IndexExpr e) {
-      if (e.kind() == ExprKind::load) out.push_back(static_cast<const Value*>(e.load_base()->key));
-      for (const ExprNode* op : e.node()->ops)
-        walk(IndexExpr(op));
-    };
-    for (const Piece& p : m.pieces) {
-      for (const IndexExpr& e : p.index)
-        walk(e);
-      for (const Search& s : p.searches)
-        for (const auto& [a, b] : s.eqs) {
-          walk(a);
-          walk(b);
-        }
-    }
-    return out;
+    for (const Value* stored :
+         stored_values(v, it == d_.virtual_values.end() ? nullptr : &it->second))
+      ids.push_back(buffer(stored, BufferRole::intermediate));
   }
 
   // A donated input updated in place by a scatter whose result is a graph output shares that

@@ -39,6 +39,11 @@ struct LowerOptions {
   std::function<bool(const Node&)> generates_copy;
 };
 
+// The values whose buffers a step touches when it reads or writes `v`: v itself when physical
+// (`mapping` null), else the bases of the mapping's pieces in order, then the values its index
+// expressions load from (run-time indices, physical).
+std::vector<const Value*> stored_values(const Value* v, const Mapping* mapping);
+
 Program lower_program(const Graph& g, const KernelGraph& kg, const StorageDecision& decision,
                       const LowerOptions& options);
 

@@ -14,6 +14,7 @@
 #include "lower/program.h"
 #include "passes/canonicalize.h"
 #include "runtime/lowering.h"
+#include "target/cpu_unit_compiler.h"
 #include "target/cuda_target.h"
 #include "vtc/error.h"
 #include "vtc/vtc.h"
@@ -47,11 +48,11 @@ CompiledAhead cpu_ahead(const std::string& model_path, const Options& options) {
   Session session(model_path, options);
   CompiledAhead out;
   out.arch = "host";
-  for (const std::string& entry : session.translation_unit().entries)
-    out.kernels += !entry.empty();
+  const TranslationUnit& unit = session.translation_unit();
+  out.kernels = unit.kernels;
   out.seconds = session.compile_seconds();
   out.cached = out.seconds == 0;
-  out.objects = out.kernels > 0 ? 1 : 0;
+  out.objects = int((unit.entry_texts.size() + kKernelsPerCpuPart - 1) / kKernelsPerCpuPart);
   return out;
 }
 

@@ -1,13 +1,14 @@
 // Options → the target's fusion, each kernel's implementation, a storage decision by the
-// chosen strategy (greedy weighing the peak memory of the programs it would lower to: data
-// only, no code generated) and lower_program (see lowering.h).
+// chosen strategy (greedy weighing the peak memory of the programs it would lower to, computed
+// without lowering them: candidate_peak.h) and lower_program (see lowering.h).
 #include "runtime/lowering.h"
 
+#include <functional>
 #include <set>
 
 #include "lower/lower.h"
 #include "passes/fusion.h"
-#include "runtime/memory_plan.h"
+#include "runtime/candidate_peak.h"
 #include "strategy/cost_model.h"
 #include "strategy/strategy.h"
 #include "target/target.h"
@@ -39,10 +40,9 @@ KernelPlan plan_kernels(const Graph& g, const Options& options) {
 Strategy choose_for_target(const Graph& g, const KernelPlan& plan, const Options& options,
                            const CostModel& model) {
   StrategyOptions so = plan.strategy;
+  CandidatePeak peak(g, plan.kg);
   if (so.kind == StrategyKind::greedy)
-    so.peak_bytes = [&](const Strategy& s) {
-      return plan_memory(lower_strategy(g, plan.kg, s, options)).peak_bytes;
-    };
+    so.peak_bytes = [&peak](const Vtog& vtog, const CandidateStorage& c) { return peak(vtog, c); };
   return choose_strategy(plan.kg, so, model);
 }
 

@@ -21,6 +21,11 @@ namespace vtc {
 
 inline constexpr int64_t kArenaAlignment = 64;
 
+// The bytes a buffer of `bytes` takes in the arena: rounded up to kArenaAlignment.
+inline int64_t arena_bytes(int64_t bytes) {
+  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
 struct BufferLifetime {
   int first_step = -1; // -1: no step touches the buffer
   int last_step = -1;  // inclusive
@@ -41,6 +46,16 @@ struct MemoryPlan {
   int64_t peak_bytes = 0;                // the arena size
   int64_t total_intermediate_bytes = 0;  // the sum of sizes: the arena without reuse
 };
+
+// Offsets of buffers (sizes in bytes, multiples of kArenaAlignment; lifetimes all used) placed
+// as described above, ties broken by their position in the lists; and the arena size. Finding
+// the placed buffers live beside one costs the steps of its lifetime, not the buffers placed.
+struct ArenaPlacement {
+  std::vector<int64_t> offsets;
+  int64_t peak_bytes = 0;
+};
+ArenaPlacement place_in_arena(const std::vector<int64_t>& sizes,
+                              const std::vector<BufferLifetime>& lifetimes);
 
 // Lifetimes of every buffer from the steps' reads and writes.
 std::vector<BufferLifetime> buffer_lifetimes(const Program& program);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -231,6 +232,11 @@ public:
   // the updates land; any older value on that storage read at or after that step is clobbered.
   void check_clobbers(std::vector<std::string>& out) const {
     std::vector<int> memo(g_.tensors.size(), kUnknown);
+    struct Mutation {
+      const VtogMovement* mv;
+      int y, w, own;
+    };
+    std::vector<Mutation> mutations;
     for (const VtogMovement& mv : g_.movement) {
       int mutating = -1;
       for (int o : mv.options)
@@ -247,23 +253,40 @@ public:
         int r = realizer(u);
         if (r >= 0 && g_.options[size_t(r)].tensor == unit.in) w = def_step(unit.in, memo);
       }
-      if (y < 0) continue;
-      for (int p : storage(y)) {
-        std::vector<Box> changed = region(y, p);
-        for (size_t v = 0; v < g_.tensors.size(); ++v) {
-          std::vector<int> st = storage(int(v));
-          if (std::find(st.begin(), st.end(), p) == st.end()) continue;
-          if (def_step(int(v), memo) >= w) continue;
-          int r = late_read(int(v), w, own);
-          if (r < 0 || !overlaps(region(int(v), p), changed)) continue;
-          std::string reader =
-              r == int(g_.steps.size()) ? std::string("the caller") : "step " + std::to_string(r);
-          out.push_back(mv.node->describe() + " updates " + g_.tensor_name(p) +
-                        " in place at step " + std::to_string(w) + ", but " + reader +
-                        " still reads " + g_.tensor_name(int(v)) + " from it");
-        }
+      if (y >= 0) mutations.push_back({&mv, y, w, own});
+    }
+    if (mutations.empty()) return;
+    // The tensors whose elements live in each physical tensor a mutation changes, ascending.
+    std::map<int, std::vector<int>> living_in;
+    for (const Mutation& m : mutations)
+      for (int p : storage(m.y))
+        living_in[p];
+    for (size_t v = 0; v < g_.tensors.size(); ++v) {
+      const Composed* c = composed(int(v));
+      if (!c) {
+        auto it = living_in.find(int(v));
+        if (it != living_in.end()) it->second.push_back(int(v));
+        continue;
+      }
+      for (int b : c->bases) {
+        auto it = living_in.find(b);
+        if (it != living_in.end()) it->second.push_back(int(v));
       }
     }
+    for (const Mutation& m : mutations)
+      for (int p : storage(m.y)) {
+        std::vector<Box> changed = region(m.y, p);
+        for (int v : living_in.at(p)) {
+          if (def_step(v, memo) >= m.w) continue;
+          int r = late_read(v, m.w, m.own);
+          if (r < 0 || !overlaps(region(v, p), changed)) continue;
+          std::string reader =
+              r == int(g_.steps.size()) ? std::string("the caller") : "step " + std::to_string(r);
+          out.push_back(m.mv->node->describe() + " updates " + g_.tensor_name(p) +
+                        " in place at step " + std::to_string(m.w) + ", but " + reader +
+                        " still reads " + g_.tensor_name(v) + " from it");
+        }
+      }
   }
 
   // The first step at or after `from` that reads t, other than the unit `own` (the updated data

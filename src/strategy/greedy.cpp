@@ -30,7 +30,7 @@ int64_t picoseconds(double s) {
 
 class Greedy {
 public:
-  Greedy(const Vtog& g, const CostModel& model, bool type1_only, const PeakOfOptions& peak_of)
+  Greedy(const Vtog& g, const CostModel& model, bool type1_only, const PeakOfCandidate& peak_of)
       : g_(g), a_(g, model), type1_only_(type1_only), move_of_option_(g.options.size()) {
     if (!type1_only && peak_of) peak_of_ = peak_of;
   }
@@ -39,7 +39,11 @@ public:
     build_moves();
     version_.assign(moves_.size(), 0);
     held_.assign(moves_.size(), false);
-    if (peak_of_) peak_ = peak_of_(chosen());
+    if (peak_of_) {
+      candidate_.choice.assign(g_.tensors.size(), -1);
+      candidate_.mapping.assign(g_.tensors.size(), nullptr);
+      peak_ = peak_of_(candidate_);
+    }
     for (size_t m = 0; m < moves_.size(); ++m)
       measure(int(m));
     while (!queue_.empty()) {
@@ -120,18 +124,37 @@ private:
   // Whether taking move m would raise the peak memory; such a move is held back for good.
   bool raises_peak(int m, const Trial& t) {
     if (!peak_of_) return false;
-    std::vector<int> options = chosen();
-    options.insert(options.end(), moves_[size_t(m)].begin(), moves_[size_t(m)].end());
-    std::sort(options.begin(), options.end());
-    int64_t after = peak_of_(options);
+    std::vector<std::pair<int, const Mapping*>> before;
+    for (auto& [tensor, c] : t.composed)
+      before.push_back({tensor, candidate_.mapping[size_t(tensor)]});
+    overlay(t);
+    int64_t after = peak_of_(candidate_);
     if (after <= peak_) {
       peak_ = after;
       return false;
     }
+    for (int o : t.options)
+      candidate_.choice[size_t(g_.options[size_t(o)].tensor)] = -1;
+    for (auto [tensor, mapping] : before)
+      candidate_.mapping[size_t(tensor)] = mapping;
+    changed_since_asked_ = candidate_.changed; // the next question sees them restored
     held_[size_t(m)] = true;
     const VtogOption& first = g_.options[size_t(moves_[size_t(m)].front())];
     result_.held_back.push_back({moves_[size_t(m)], first.movement, t.saving, peak_, after});
     return true;
+  }
+
+  // The candidate with trial t's choices and composed mappings installed; `changed` names
+  // them and whatever a held-back move left to restore.
+  void overlay(const Trial& t) {
+    candidate_.changed = std::move(changed_since_asked_);
+    changed_since_asked_.clear();
+    for (int o : t.options)
+      candidate_.choice[size_t(g_.options[size_t(o)].tensor)] = o;
+    for (auto& [tensor, c] : t.composed) {
+      candidate_.mapping[size_t(tensor)] = &c->mapping;
+      candidate_.changed.push_back(tensor);
+    }
   }
 
   bool live(int m) const {
@@ -155,6 +178,9 @@ private:
 
   void take(int m, const Trial& t) {
     a_.commit(t);
+    if (peak_of_)
+      for (auto& [tensor, c] : t.composed)
+        candidate_.mapping[size_t(tensor)] = &a_.composed(tensor)->mapping;
     const VtogOption& first = g_.options[size_t(moves_[size_t(m)].front())];
     result_.commits.push_back({moves_[size_t(m)], first.movement, t.saving, t.forfeit});
     std::set<int> tensors;
@@ -189,7 +215,9 @@ private:
   std::vector<std::vector<int>> move_of_option_;
   std::vector<int> version_;
   std::vector<bool> held_;
-  PeakOfOptions peak_of_;
+  PeakOfCandidate peak_of_;
+  CandidateStorage candidate_;           // the committed state, as peak_of_ sees it
+  std::vector<int> changed_since_asked_; // tensors restored after the last question
   int64_t peak_ = 0;
   std::priority_queue<Entry, std::vector<Entry>, Worse> queue_;
   SearchResult result_;
@@ -198,7 +226,7 @@ private:
 } // namespace
 
 SearchResult greedy_search(const Vtog& g, const CostModel& model, bool type1_only,
-                           const PeakOfOptions& peak_of) {
+                           const PeakOfCandidate& peak_of) {
   return Greedy(g, model, type1_only, peak_of).run();
 }
 

@@ -16,7 +16,9 @@
 //
 // Virtual tensors free memory but can also lengthen lifetimes: the output of a Concat made
 // virtual from its write side is live from its first input's producer on. Given the peak memory
-// of a candidate program, the search holds back every move that would raise it.
+// of a candidate program, the search holds back every move that would raise it; the candidate
+// is the committed state with the move's trial laid over it (no re-composition), so asking
+// costs what the estimate costs.
 //
 // `type1` is the same loop over options whose every edge is Type I (always profitable), which
 // it takes whenever legal; `none` takes nothing.
@@ -54,12 +56,22 @@ struct SearchResult {
   int trials = 0; // moves evaluated
 };
 
-// The peak memory (bytes) of the program that makes exactly these options virtual.
-using PeakOfOptions = std::function<int64_t(const std::vector<int>& options)>;
+// A candidate points-to graph as a peak-memory estimate sees it, per VTOG tensor: its chosen
+// option (-1: physical) and its composed mapping onto physical tensors (null: physical); and
+// the tensors whose entries differ from the candidate asked about before (so that an estimate
+// may update what it knew rather than start again).
+struct CandidateStorage {
+  std::vector<int> choice;
+  std::vector<const Mapping*> mapping;
+  std::vector<int> changed;
+};
+
+// The peak memory (bytes) of the program of a candidate.
+using PeakOfCandidate = std::function<int64_t(const CandidateStorage& candidate)>;
 
 // With `peak_of`, greedy never takes a move that raises the peak above the peak before it, so
 // its peak is at most that of everything physical; type1 ignores it.
 SearchResult greedy_search(const Vtog& g, const CostModel& model, bool type1_only,
-                           const PeakOfOptions& peak_of = {});
+                           const PeakOfCandidate& peak_of = {});
 
 } // namespace vtc

@@ -127,15 +127,8 @@ Strategy choose_strategy(const KernelGraph& kg, const StrategyOptions& o, const 
   vo.transaction_bytes = o.transaction_bytes;
   vo.physical_only = o.physical_only;
   auto g = std::make_shared<const Vtog>(build_vtog(kg, vo));
-  PeakOfOptions peak_of;
-  if (o.peak_bytes)
-    peak_of = [&](const std::vector<int>& options) {
-      Assignment a(*g, model);
-      std::vector<std::string> reasons = a.assign(options);
-      VTC_CHECK(reasons.empty()) << "strategy: peak memory asked of an illegal points-to graph: "
-                                 << reasons.front();
-      return o.peak_bytes(make_strategy(g, a, model, o.kind));
-    };
+  PeakOfCandidate peak_of;
+  if (o.peak_bytes) peak_of = [&](const CandidateStorage& c) { return o.peak_bytes(*g, c); };
   SearchResult r;
   if (o.kind != StrategyKind::none)
     r = greedy_search(*g, model, o.kind == StrategyKind::type1, peak_of);

@@ -36,9 +36,9 @@ struct StrategyOptions {
   std::vector<std::string> donated;               // graph inputs vtc may update in place
   int64_t transaction_bytes = kCpuCacheLineBytes; // memory transaction for edge types
   std::set<const Value*> physical_only;           // see VtogOptions::physical_only
-  // The peak memory (bytes) of the program a strategy lowers to; greedy holds back every move
-  // that would raise it (see greedy.h). Empty: memory is not weighed.
-  std::function<int64_t(const Strategy&)> peak_bytes;
+  // The peak memory (bytes) of the program a candidate of the VTOG lowers to; greedy holds back
+  // every move that would raise it (see greedy.h). Empty: memory is not weighed.
+  std::function<int64_t(const Vtog&, const CandidateStorage&)> peak_bytes;
 };
 
 struct Operand {

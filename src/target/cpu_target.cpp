@@ -4,6 +4,7 @@
 #include "target/cpu_target.h"
 
 #include <filesystem>
+#include <map>
 
 #include "codegen/copy_kernel.h"
 #include "codegen/kernel_call.h"
@@ -11,6 +12,7 @@
 #include "mapping/contiguity.h"
 #include "target/cpu_conv_pool_rule.h"
 #include "target/cpu_kernel_choice.h"
+#include "target/cpu_unit_compiler.h"
 #include "vtc/error.h"
 
 namespace vtc {
@@ -19,24 +21,33 @@ namespace {
 
 class CpuLoadedUnit final : public LoadedUnit {
 public:
-  CpuLoadedUnit(const TranslationUnit& unit, const jit::CompileOptions& options) {
-    jit::CompileOptions linked = options;
-    linked.libraries.insert(linked.libraries.end(), unit.libraries.begin(), unit.libraries.end());
-    jit::LoadedObject loaded = jit::compile_and_load(unit.source, linked);
-    object_ = std::move(loaded.object);
-    library_.emplace(std::move(loaded.library));
-    for (const std::string& e : unit.entries)
-      functions_.push_back(e.empty() ? nullptr : library_->symbol<StepFn>(e.c_str()));
+  CpuLoadedUnit(const TranslationUnit& unit, const jit::CompileOptions& options)
+      : code_(compile_cpu_unit(unit, options)) {
+    std::map<std::string, StepFn*> by_name; // steps sharing a kernel share its symbol
+    for (size_t p = 0; p < code_.parts.size(); ++p)
+      for (const std::string& e : code_.entries[p])
+        by_name[e] = code_.parts[p].library.symbol<StepFn>(e.c_str());
+    for (const std::string& e : unit.entries) {
+      auto it = by_name.find(e);
+      VTC_CHECK(e.empty() || it != by_name.end()) << "no compiled entry point " << e;
+      functions_.push_back(e.empty() ? nullptr : it->second);
+    }
+    sites_ = unit.sites;
+    sites_.resize(unit.entries.size());
+    object_ = code_.parts.at(0).object;
+    object_.cached = code_.cached;
+    object_.seconds = code_.seconds;
   }
 
   void launch(size_t step, const LaunchArgs& args) override {
-    functions_.at(step)(args.buffers, args.packs);
+    functions_.at(step)(args.buffers, sites_[step].data(), args.packs);
   }
 
 private:
-  using StepFn = void(void* const*, void*);
-  std::optional<jit::SharedLibrary> library_;
-  std::vector<StepFn*> functions_; // per step; null where the step has no entry point
+  using StepFn = void(void* const*, const int64_t*, void*);
+  CompiledCpuUnit code_;
+  std::vector<StepFn*> functions_;          // per step; null where the step has no entry point
+  std::vector<std::vector<int64_t>> sites_; // per step: the table its entry point reads
 };
 
 } // namespace

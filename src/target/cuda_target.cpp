@@ -42,11 +42,12 @@ bool computes_in_float(const Kernel& k) {
   return false;
 }
 
-// One kernel of a step: its function, launch and workspace.
+// One kernel of a step: its function, launch, workspace and the step's site table.
 struct LoadedLaunch {
   CUfunction function = nullptr;
   kernels::Launch launch;
   device::DeviceBuffer workspace;
+  CUdeviceptr site = 0;
 };
 
 class CudaLoadedUnit final : public LoadedUnit {
@@ -69,7 +70,13 @@ public:
     object_.cached = code.cached;
     object_.seconds = code.seconds;
     steps_.resize(unit.launches.size());
-    for (size_t s = 0; s < unit.launches.size(); ++s)
+    sites_.resize(unit.launches.size());
+    for (size_t s = 0; s < unit.launches.size(); ++s) {
+      if (s < unit.sites.size() && !unit.sites[s].empty()) {
+        const std::vector<int64_t>& table = unit.sites[s];
+        sites_[s] = device::DeviceBuffer(table.size() * sizeof(int64_t));
+        sites_[s].upload(table.data(), table.size() * sizeof(int64_t));
+      }
       for (const DeviceLaunch& l : unit.launches[s]) {
         LoadedLaunch loaded;
         device::CudaModule& module = modules_.at(module_of.at(l.entry));
@@ -81,15 +88,17 @@ public:
           loaded.workspace = device::DeviceBuffer(size_t(l.workspace_bytes));
           loaded.workspace.zero();
         }
+        loaded.site = sites_[s].ptr();
         steps_[s].push_back(std::move(loaded));
       }
+    }
   }
 
   void launch(size_t step, const LaunchArgs& args) override {
     for (LoadedLaunch& l : steps_.at(step)) {
       void* table = const_cast<void**>(args.buffers);
       CUdeviceptr ws = l.workspace.ptr();
-      void* params[] = {&table, &ws};
+      void* params[] = {&table, &l.site, &ws};
       device::launch_kernel(l.function, l.launch.grid, l.launch.block, l.launch.smem_bytes,
                             static_cast<CUstream>(args.stream), params,
                             "launching step " + std::to_string(step));
@@ -99,6 +108,7 @@ public:
 private:
   std::vector<device::CudaModule> modules_; // one per compiled part
   std::vector<std::vector<LoadedLaunch>> steps_;
+  std::vector<device::DeviceBuffer> sites_; // per step: its site table in device memory
 };
 
 } // namespace

@@ -9,19 +9,17 @@
 #include <mutex>
 #include <thread>
 
+#include "jit/parallel.h"
 #include "vtc/error.h"
 
 namespace vtc {
 
 CompiledCudaUnit compile_cuda_unit(const TranslationUnit& unit, const jit::NvrtcOptions& options,
                                    unsigned threads, jit::Progress* progress) {
-  std::vector<std::string> names;
-  for (const std::vector<DeviceLaunch>& step : unit.launches)
-    for (const DeviceLaunch& l : step)
-      names.push_back(l.entry);
+  const std::vector<std::string>& names = unit.entry_names;
   VTC_CHECK(names.size() == unit.entry_texts.size())
       << "the translation unit has " << unit.entry_texts.size() << " entry texts for "
-      << names.size() << " kernels";
+      << names.size() << " kernel names";
   CompiledCudaUnit out;
   std::vector<std::string> sources;
   for (size_t first = 0; first < names.size(); first += kEntriesPerCudaPart) {
@@ -40,30 +38,13 @@ CompiledCudaUnit compile_cuda_unit(const TranslationUnit& unit, const jit::Nvrtc
 
   jit::NvrtcOptions quiet = options;
   quiet.verbose = false; // one line for the unit instead of one per part
-  std::atomic<size_t> next{0}, compiled{0};
+  std::atomic<size_t> compiled{0};
   if (progress) progress->stage("compiling CUDA kernels, parts", sources.size());
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
   const auto start = std::chrono::steady_clock::now();
-  auto work = [&] {
-    for (size_t p = next++; p < sources.size(); p = next++) {
-      try {
-        out.parts[p] = jit::nvrtc_compile(sources[p], jit::GpuCode::cubin, quiet);
-        if (progress) progress->count(++compiled);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-        next = sources.size();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool)
-    t.join();
-  if (failure) std::rethrow_exception(failure);
+  jit::run_in_parallel(sources.size(), threads, [&](size_t p) {
+    out.parts[p] = jit::nvrtc_compile(sources[p], jit::GpuCode::cubin, quiet);
+    if (progress) progress->count(++compiled);
+  });
   for (const jit::GpuObject& o : out.parts)
     out.cached &= o.cached;
   if (!out.cached)

@@ -48,7 +48,8 @@ Emitted emit_program_accessors(const std::string& path, const std::vector<std::s
   for (const StepInfo& step : p.steps) {
     for (const OperandAccess& a : step.operands) {
       if (a.kind != AccessKind::mapped && a.kind != AccessKind::physical) continue;
-      AccessorEmitter emitter(p.storage, dialect, defs, counter);
+      SiteArgs site;
+      AccessorEmitter emitter(p.storage, dialect, defs, counter, site);
       Acc acc = emitter.stored(a.value);
       e.mapped += a.kind == AccessKind::mapped;
       // Index-check steps read their indices only.
@@ -56,11 +57,12 @@ Emitted emit_program_accessors(const std::string& path, const std::vector<std::s
           step.kernel && std::find(step.kernel->outputs.begin(), step.kernel->outputs.end(),
                                    a.value) != step.kernel->outputs.end();
       const std::string name = "k" + std::to_string(e.kernels++);
-      kernels += "extern \"C\" __global__ void " + name +
-                 "(void* const* buf, float* out) {\n  const auto a = " + acc.init +
-                 ";\n  static_assert(Accessor<" + acc.type + ">);\n  Index<" +
-                 std::to_string(acc.rank) + "> i{};\n  out[threadIdx.x] = float(a.load(i));\n" +
-                 (output ? "  a.store(i, out[0]);\n" : "") + "}\n";
+      kernels +=
+          "extern \"C\" __global__ void " + name +
+          "(void* const* buf, const int64_t* site, float* out) {\n  const auto a = " + acc.init +
+          ";\n  static_assert(Accessor<" + acc.type + ">);\n  Index<" + std::to_string(acc.rank) +
+          "> i{};\n  out[threadIdx.x] = float(a.load(i));\n" +
+          (output ? "  a.store(i, out[0]);\n" : "") + "}\n";
     }
   }
   e.source = dialect.preamble({}) + "\nnamespace {\n" + defs + "} // namespace\n\n" + kernels;

@@ -107,13 +107,13 @@ struct AddReluMul {
     p.steps.push_back(step_of("k2 mul", {5, 3}, {2}, 384, 32));
     unit.entries.push_back("step_mul");
     unit.source = R"(
-extern "C" void step_add(void* const* buf, void*) {
+extern "C" void step_add(void* const* buf, const void*, void*) {
   const float* a = static_cast<const float*>(buf[0]);
   const float* b = static_cast<const float*>(buf[1]);
   float* t = static_cast<float*>(buf[4]);
   for (int i = 0; i < 32; ++i) t[i] = a[i] + b[i];
 }
-extern "C" void step_mul(void* const* buf, void*) {
+extern "C" void step_mul(void* const* buf, const void*, void*) {
   const float* u = static_cast<const float*>(buf[5]);
   const float* w = static_cast<const float*>(buf[3]);
   float* y = static_cast<float*>(buf[2]);
@@ -154,12 +154,12 @@ struct InPlaceAccumulate {
     p.steps.push_back(step_of("k1 total", {2}, {3}, 68, 16));
     unit.entries.push_back("step_sum");
     unit.source = R"(
-extern "C" void step_acc(void* const* buf, void*) {
+extern "C" void step_acc(void* const* buf, const void*, void*) {
   const float* x = static_cast<const float*>(buf[1]);
   float* s = static_cast<float*>(buf[2]); // the state's own buffer
   for (int i = 0; i < 16; ++i) s[i] += x[i];
 }
-extern "C" void step_sum(void* const* buf, void*) {
+extern "C" void step_sum(void* const* buf, const void*, void*) {
   const float* s = static_cast<const float*>(buf[2]);
   float total = 0;
   for (int i = 0; i < 16; ++i) total += s[i];

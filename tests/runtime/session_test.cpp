@@ -112,10 +112,10 @@ struct WriteBeforeRead {
     program.steps.push_back(testing::step_of("double", {0}, {2}, 64, 8));
     unit.entries.push_back("step_double");
     unit.source = R"(
-extern "C" void step_neg(void* const* buf, void*) {
+extern "C" void step_neg(void* const* buf, const void*, void*) {
   for (int i = 0; i < 8; ++i) static_cast<float*>(buf[1])[i] = -static_cast<float*>(buf[0])[i];
 }
-extern "C" void step_double(void* const* buf, void*) {
+extern "C" void step_double(void* const* buf, const void*, void*) {
   const float* a = static_cast<const float*>(buf[0]);
   for (int i = 0; i < 8; ++i) static_cast<float*>(buf[2])[i] = a[i] + a[i];
 }

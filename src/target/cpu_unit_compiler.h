@@ -1,0 +1,33 @@
+// A cpu translation unit compiled in parts, side by side: the distinct kernels are cut into
+// parts of a few — each the unit's header (preamble and accessor definitions) and its kernels'
+// entry points — and each part is compiled into a shared object of its own, cached on its own
+// (host_compiler.h). A model of many kernels so keeps every core busy, and the progress line
+// counts kernels compiled of all. The cut depends on the unit alone, so the same unit hits the
+// same cache entries on every machine. A unit without entry texts (written by hand) is one part.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/translation_unit.h"
+#include "jit/compile_options.h"
+#include "jit/host_compiler.h"
+
+namespace vtc {
+
+struct CompiledCpuUnit {
+  std::vector<jit::LoadedObject> parts;
+  std::vector<std::vector<std::string>> entries; // per part, the entry points it holds
+  double seconds = 0; // wall time of the compiles (0 when every part was cached)
+  bool cached = true; // every part came from the cache
+};
+
+// Kernels per part.
+inline constexpr size_t kKernelsPerCpuPart = 6;
+
+// Compiles and loads `unit` with `options` (its libraries linked into every part), on one
+// thread per core; kernels compiled so far are counted on options.progress when given. Throws
+// what compile_and_load throws for the first part that fails.
+CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::CompileOptions& options);
+
+} // namespace vtc

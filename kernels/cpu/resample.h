@@ -3,9 +3,9 @@
 // weights (ops/resize_taps.h, the reference interpreter's own rules) and passes them here as
 // constant arrays. An output element is the sum, in double, over every combination of one tap
 // per dimension (the last dimension's taps fastest) of the product of their weights (in
-// dimension order) times the input element, skipping combinations of weight 0, rounded once to
-// the output's type: the reference's arithmetic in its order. A coordinate marked outside
-// (tf_crop_and_resize beyond the roi) gives `extrapolation`.
+// dimension order) times the input element, skipping combinations of weight 0: the reference's
+// arithmetic in its order, then rounded to the compute type (float for f16 and bf16) and stored. A
+// coordinate marked outside (tf_crop_and_resize beyond the roi) gives `extrapolation`.
 #pragma once
 
 #include <algorithm>

@@ -38,7 +38,7 @@ std::vector<TensorType> infer_resize(const InferInputs& in) {
       throw NeedsConstantInput(node.describe() + ": scales must be a constant (static shapes only)",
                                int(si));
   }
-  return {TensorType{x.dtype, resize_taps(node, x.shape, nullptr, scales, sizes).out}};
+  return {TensorType{x.dtype, resize_output_shape(node, x.shape, scales, sizes)}};
 }
 
 // Stores v into element i of an integer tensor the way the ONNX reference casts: round half

@@ -194,6 +194,11 @@ Settings read_settings(const Node& node) {
 
 } // namespace
 
+Shape resize_output_shape(const Node& node, const Shape& in, const Tensor* scales,
+                          const Tensor* sizes) {
+  return resize_plan(node, in, scales, sizes).out;
+}
+
 size_t resize_scales_input(const Node& node) {
   return is_opset10_form(node) ? 1 : 2;
 }

@@ -29,6 +29,10 @@ struct ResizeTaps {
 ResizeTaps resize_taps(const Node& node, const Shape& in, const Tensor* roi, const Tensor* scales,
                        const Tensor* sizes);
 
+// The output shape alone (no roi needed): what shape inference gives.
+Shape resize_output_shape(const Node& node, const Shape& in, const Tensor* scales,
+                          const Tensor* sizes);
+
 // Where Resize `node` keeps its scales and sizes: the opset-10 form has (X, scales), later forms
 // (X, roi, scales, sizes).
 size_t resize_scales_input(const Node& node);

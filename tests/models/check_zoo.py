@@ -82,13 +82,13 @@ def main() -> int:
     if args.bench:
         header += f" {'greedy ms':>9} {'ort ms':>9}"
     print(header, flush=True)
-    # Compiling a model keeps one core busy: one model per core; rows in manifest order.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda e: check_model(args, e), entries))
+    # Compiling a model keeps one core busy: one model per core; rows in manifest order, each
+    # printed as soon as it and those before it are done.
     failures = 0
-    for row, failed in results:
-        print(row)
-        failures += failed
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for row, failed in pool.map(lambda e: check_model(args, e), entries):
+            print(row, flush=True)
+            failures += failed
     skipped = [e["name"] for e in manifest["models"] if "failed" in e]
     if skipped:
         print(f"zoo: not exported: {', '.join(skipped)}")

@@ -6,12 +6,14 @@
 // stated tolerance (relative L2 per output: f32 1e-5, f16/bf16 1e-2) of the reference and of
 // onnxruntime. Ends with
 //   check: strategies bitwise-equal: yes|no; max rel err vs ref: E; vs onnxruntime: E2
-// and exits non-zero when a rule is broken.
+// and exits non-zero when a rule is broken. With --compiled-only, a program that leaves any step
+// to the reference interpreter breaks a rule too (each such step's nodes are named).
 #include <chrono>
 #include <fmt/core.h>
 #include <memory>
 
 #include "commands.h"
+#include "lower/program.h"
 #include "onnxruntime_peer.h"
 #include "ref/compare.h"
 #include "session_cli.h"
@@ -27,6 +29,7 @@ struct CheckArgs {
   std::vector<std::string> inputs;
   uint64_t seed = 0;
   std::string python = "python3";
+  bool compiled_only = false;
   Options options;
 };
 
@@ -52,6 +55,14 @@ double compare_all(const std::string& what, const HostTensorMap& actual,
   return worst;
 }
 
+// The nodes an interpreter step runs: "Resize 'up', Pad 'p'".
+std::string fallback_nodes(const StepInfo& step) {
+  std::string s;
+  for (const Node* n : step.fallback)
+    s += (s.empty() ? "" : ", ") + n->op + " '" + n->name + "'";
+  return s;
+}
+
 int check(const CheckArgs& args) {
   VTC_CHECK(args.target != TargetKind::ref)
       << "vtc check compares a compiled target with the reference: --target cpu or cuda";
@@ -64,6 +75,7 @@ int check(const CheckArgs& args) {
 
   std::vector<std::pair<std::string, HostTensorMap>> results;
   int threads = 1;
+  int interpreted = 0;
   for (const char* strategy : {"none", "type1", "greedy"}) {
     Options o = args.options;
     o.target = args.target;
@@ -79,6 +91,10 @@ int check(const CheckArgs& args) {
                strategy, target_kind_name(args.target), c.steps, c.copies, c.interpreted,
                s.peak_bytes(), ready, s.compile_seconds());
     threads = s.threads();
+    interpreted += c.interpreted;
+    if (s.has_program())
+      for (const StepInfo& step : s.program().steps)
+        if (!step.fallback.empty()) fmt::print("  interpreter step: {}\n", fallback_nodes(step));
     results.emplace_back(strategy, s.run(inputs));
   }
 
@@ -94,7 +110,7 @@ int check(const CheckArgs& args) {
       equal = false;
     }
 
-  bool ok = equal;
+  bool ok = equal && (!args.compiled_only || interpreted == 0);
   double vs_ref = 0;
   for (const auto& [strategy, outputs] : results)
     vs_ref = std::max(vs_ref, compare_all("ref (" + strategy + ")", outputs, expected,
@@ -115,6 +131,9 @@ int check(const CheckArgs& args) {
   fmt::print("check: strategies bitwise-equal: {}; max rel err vs ref: {:.3g}; vs onnxruntime: "
              "{}\n",
              equal ? "yes" : "no", vs_ref, vs_ort);
+  if (args.compiled_only && interpreted)
+    fmt::print("check: FAIL: {} interpreter steps over the three programs (--compiled-only)\n",
+               interpreted);
   return ok ? 0 : 1;
 }
 
@@ -130,6 +149,8 @@ void add_check_command(CLI::App& app, int& exit_code) {
                   "NAME=FILE (.npy or .pb); inputs not given get seeded random values");
   cmd->add_option("--seed", args->seed, "seed for random inputs");
   add_target_option(cmd, args->target, "the compiled target to check: cpu or cuda");
+  cmd->add_flag("--compiled-only", args->compiled_only,
+                "fail when any step of a program runs on the reference interpreter");
   cmd->add_option("--python", args->python, "python with onnxruntime, for the peer")
       ->capture_default_str();
   add_session_flags(cmd, args->options, false);

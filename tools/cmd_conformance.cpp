@@ -31,6 +31,7 @@ struct ConformanceArgs {
   std::string cache_dir;
   bool compile_only = false;
   bool sanitize = false;
+  bool compiled_only = false;
 };
 
 // Known failures: one case name per line, '#' starts the reason.
@@ -91,8 +92,8 @@ int conformance(const ConformanceArgs& args) {
   std::vector<std::string> dirs = list_conformance_cases(args.dir, args.filter);
   fmt::print(stderr, "running {} cases from {} on target {} ({} at a time)\n", dirs.size(),
              args.dir, args.target, args.jobs);
-  ConformanceOptions options{args.target, args.timeout, args.cache_dir, args.compile_only,
-                             args.sanitize};
+  ConformanceOptions options{args.target,       args.timeout,  args.cache_dir,
+                             args.compile_only, args.sanitize, args.compiled_only};
   std::vector<CaseResult> results = run_all(dirs, options, args.jobs);
   print_table(results);
 
@@ -163,6 +164,8 @@ void add_conformance_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--compile-only", args->compile_only,
                 "target cuda without a GPU: generate and compile every strategy's unit with "
                 "NVRTC, run nothing");
+  cmd->add_flag("--compiled-only", args->compiled_only,
+                "compiled targets: a case fails when any step runs on the reference interpreter");
   cmd->add_flag("--sanitize", args->sanitize,
                 "target cpu: generated code under AddressSanitizer and UBSan (needs the ASan "
                 "runtime preloaded: README)");

@@ -105,6 +105,10 @@ TensorMap run_compiled(const std::string& bytes, const std::string& dir,
   std::string first_strategy;
   for (const char* strategy : {"none", "type1", "greedy"}) {
     LoweredCase c = lower_case(bytes, dir, names, in_files, strategy, options);
+    if (options.compiled_only)
+      for (const StepInfo& step : c.program.steps)
+        VTC_CHECK(step.fallback.empty())
+            << "strategy " << strategy << ": " << step.name << " runs on the reference interpreter";
     Session session(std::move(c.graph), std::move(c.program), c.options);
     HostTensorMap in;
     for (const TensorSpec& spec : session.inputs())

@@ -27,6 +27,8 @@ struct ConformanceOptions {
   bool compile_only = false;
   // Target cpu: generated code under AddressSanitizer and UBSan (Options::sanitize).
   bool sanitize = false;
+  // Compiled targets: a case whose program leaves any step to the reference interpreter fails.
+  bool compiled_only = false;
 };
 
 // Runs one case folder (in the calling process: no isolation).

@@ -102,6 +102,21 @@ const std::map<std::string, Rule>& rules() {
       {"And",        [](const Node&, const Args& a) -> std::optional<std::string> { return bin(a, "&&"); }},
       {"Or",         [](const Node&, const Args& a) -> std::optional<std::string> { return bin(a, "||"); }},
       {"Where",      [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " ? " + a[1] + " : " + a[2] + ")"; }},
+      // IsNaN(x) = x != x; IsInf(x) = x == +inf (detect_positive) or x == -inf (detect_negative)
+      {"IsNaN",      [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " != " + a[0] + ")"; }},
+      {"IsInf",      [](const Node& n, const Args& a) -> std::optional<std::string> {
+         const bool pos = n.attr_int("detect_positive", 1) != 0, neg = n.attr_int("detect_negative", 1) != 0;
+         if (!pos && !neg) return "false";
+         std::string p = "(" + a[0] + " == INFINITY)", m = "(" + a[0] + " == -INFINITY)";
+         return pos && neg ? "(" + p + " || " + m + ")" : pos ? p : m; }},
+      // Sign(x) = (x > 0) - (x < 0), in x's type
+      {"Sign",       [](const Node&, const Args& a) -> std::optional<std::string> { return "decltype(" + a[0] + ")((" + a[0] + " > 0) - (" + a[0] + " < 0))"; }},
+      // Elu(x) = x > 0 ? x : alpha (e^x - 1); Selu(x) = gamma (x > 0 ? x : alpha (e^x - 1))
+      {"Elu",        [](const Node& n, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " > 0 ? " + a[0] + " : decltype(" + a[0] + ")" + num(n.attr_float("alpha", 1.0f)) + " * (vtc_math::exp(" + a[0] + ") - 1))"; }},
+      {"Selu",       [](const Node& n, const Args& a) -> std::optional<std::string> { return "(decltype(" + a[0] + ")" + num(n.attr_float("gamma", 1.05070102214813232421875f)) + " * (" + a[0] + " > 0 ? " + a[0] + " : decltype(" + a[0] + ")" + num(n.attr_float("alpha", 1.67326319217681884765625f)) + " * (vtc_math::exp(" + a[0] + ") - 1)))"; }},
+      // Mish(x) = x tanh(softplus(x)); Softsign(x) = x / (1 + |x|)
+      {"Mish",       [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " * vtc_math::tanh(vtc_math::log(1 + vtc_math::exp(" + a[0] + "))))"; }},
+      {"Softsign",   [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " / (1 + vtc_math::abs(" + a[0] + ")))"; }},
       {"Softplus",   [](const Node&, const Args& a) -> std::optional<std::string> { return "vtc_math::log(1 + vtc_math::exp(" + a[0] + "))"; }},
       // x * sigmoid-like clamp: HardSwish(x) = x * max(0, min(1, x / 6 + 1 / 2))
       {"HardSwish",  [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " * vtc_max(decltype(" + a[0] + ")(0), vtc_min(decltype(" + a[0] + ")(1), " + a[0] + " / 6 + decltype(" + a[0] + ")(0.5))))"; }},

@@ -1,6 +1,6 @@
 // Kernel calls: rendering, the context every kind's emitter shares, dispatch on the kernel
 // kind fusion computed, and the kinds small enough to live here (elementwise kernels and
-// nearest-neighbour Resize).
+// nearest-neighbour Resize by whole factors; any other Resize: resample_calls.cpp).
 #include "codegen/kernel_call.h"
 
 #include <algorithm>
@@ -168,6 +168,11 @@ bool is_reduce(const Node& n) {
 
 } // namespace
 
+bool resamples_by_taps(const Kernel& k) {
+  return k.kind == KernelKind::other && k.anchor && k.anchor->op == "Resize" &&
+         !nearest_factors(*k.anchor).has_value();
+}
+
 bool generates_kernel(const Kernel& k) {
   const Node* pool = max_pool_tail(k);
   // An attention kernel's chain (MatMul, Softmax, ...) is its own; its other nodes are
@@ -205,7 +210,8 @@ bool generates_kernel(const Kernel& k) {
   case KernelKind::elementwise:
     return true;
   case KernelKind::other:
-    return is_reduce(a) ? row_supported(k) : nearest_factors(a).has_value();
+    return is_reduce(a) ? row_supported(k)
+                        : nearest_factors(a).has_value() || resample_supported(a);
   }
   return false;
 }
@@ -237,7 +243,9 @@ std::vector<KernelCall> kernel_calls(const Kernel& k, AccessorEmitter& g) {
       calls = elementwise_calls(c);
       break;
     case KernelKind::other:
-      calls = is_reduce(*k.anchor) ? row_calls(c) : resize_calls(c);
+      calls = is_reduce(*k.anchor)                     ? row_calls(c)
+              : nearest_factors(*k.anchor).has_value() ? resize_calls(c)
+                                                       : resample_calls(c);
       break;
     }
   }

@@ -43,6 +43,9 @@ struct KernelCall {
 // Whether the kernel templates (kernels/cpu, kernels/cuda) have code for kernel `k`; the
 // others run on the reference interpreter, with physical operands.
 bool generates_kernel(const Kernel& k);
+// Whether kernel k is a Resize the tap-table kernel computes (kernels/cpu/resample.h; the cuda
+// kernels have nearest upsampling by whole factors only).
+bool resamples_by_taps(const Kernel& k);
 
 // Whether the attention kernels of kernels/cpu and of kernels/cuda take an attention subgraph
 // (its shapes and dtypes): the targets' answers to FuseOptions::attention, and their rule for

@@ -58,5 +58,8 @@ bool row_supported(const Kernel& k); // Softmax, LogSoftmax, LayerNormalization,
 std::vector<KernelCall> row_calls(KernelContext& c);
 bool attention_supported(const Kernel& k); // the attention subgraph (attention_pattern.h)
 std::vector<KernelCall> attention_calls(KernelContext& c);
+// Resize by tap tables (cpu dialect only): float data, constant roi, scales and sizes.
+bool resample_supported(const Node& resize);
+std::vector<KernelCall> resample_calls(KernelContext& c);
 
 } // namespace vtc

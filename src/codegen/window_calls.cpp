@@ -2,7 +2,9 @@
 // chosen here, so the compiler instantiates only that one: on cpu depthwise, row,
 // padded-plane or implicit-GEMM; on cuda depthwise or an implicit GEMM, on the tensor cores
 // for 16-bit floats), a convolution and the max pooling of its output in one kernel (cpu),
-// 2-D max and average pooling, and global pooling (on cuda a row reduction).
+// 2-D max and average pooling, and global pooling (on cuda a row reduction). 1-D convolutions
+// and poolings ([n, c, w]) are the 2-D ones over a plane of height 1: their operands are read
+// and written through views that insert the unit dimension.
 #include "codegen/kernel_calls.h"
 #include "kernels/cpu/conv_shape.h"
 #include "kernels/cuda/conv.h"
@@ -16,13 +18,38 @@ namespace vtc {
 
 namespace {
 
-// Pads (top, left, bottom, right) of a 2-D window op from `pads` or `auto_pad`.
+// A shape [n, c, w] as [n, c, 1, w]; a 4-D shape as it is.
+Shape plane_shape(const Shape& s) {
+  return s.size() == 3 ? Shape{s[0], s[1], 1, s[2]} : s;
+}
+
+// A window attribute (kernel_shape, strides, dilations) of a 1-D or 2-D op, as 2-D: a 1-D op's
+// [v] as [1, v]; absent, `fallback` per spatial dimension.
+std::vector<int64_t> plane_attr(const Node& n, const char* name, int64_t fallback) {
+  const bool one_d = n.inputs[0]->type.rank() == 3;
+  std::vector<int64_t> v = n.attr_ints(name, one_d ? std::vector<int64_t>{fallback}
+                                                   : std::vector<int64_t>{fallback, fallback});
+  if (one_d && v.size() == 1) v.insert(v.begin(), 1);
+  return v;
+}
+
+// The view of a 3-D operand [n, c, w] (or [c_out, c_in, k]) as 4-D with a unit third
+// dimension; a 4-D operand as it is.
+Acc plane_view(AccessorEmitter& g, const Acc& a) {
+  if (a.rank != 3) return a;
+  return g.view(a, 4, {IndexTerm::dim(0), IndexTerm::dim(1), IndexTerm::dim(3)}, true);
+}
+
+// Pads (top, left, bottom, right) of a 1-D or 2-D window op from `pads` or `auto_pad` (a 1-D
+// op's [begin, end] as [0, begin, 0, end]); `in` and `out` as plane_shape gives them.
 std::array<int64_t, 4> window_pads(const Node& n, const Shape& in, const Shape& out,
                                    const std::vector<int64_t>& k, const std::vector<int64_t>& st,
                                    const std::vector<int64_t>& dil) {
   std::string mode = n.attr_string("auto_pad", "NOTSET");
   if (mode == "NOTSET") {
-    auto p = n.attr_ints("pads", {0, 0, 0, 0});
+    const bool one_d = n.inputs[0]->type.rank() == 3;
+    auto p = n.attr_ints("pads", std::vector<int64_t>(one_d ? 2 : 4, 0));
+    if (one_d && p.size() == 2) return {0, p[0], 0, p[1]};
     VTC_CHECK(p.size() == 4) << n.describe() << ": expected 4 pads";
     return {p[0], p[1], p[2], p[3]};
   }
@@ -39,7 +66,10 @@ std::array<int64_t, 4> window_pads(const Node& n, const Shape& in, const Shape& 
   return pads;
 }
 
-// The window of a 2-D MaxPool or AveragePool without ceil mode (kernels' Pool2dShape).
+// The window of a 2-D MaxPool or AveragePool (kernels' Pool2dShape). Ceil mode is in the output
+// size shape inference gave: the last windows then run past the bottom / right padding, and the
+// kernels count those taps nowhere (neither in a max nor in an average's divisor), as ONNX and
+// PyTorch do.
 struct PoolWindow {
   int64_t n, c, h, w, h_out, w_out, kh, kw, stride_h, stride_w, dil_h, dil_w;
   std::array<int64_t, 4> pads;
@@ -61,12 +91,12 @@ struct PoolWindow {
 };
 
 std::optional<PoolWindow> pool_window(const Node& n) {
-  const Shape& sx = n.inputs[0]->type.shape;
-  const Shape& so = n.outputs[0]->type.shape;
-  if (sx.size() != 4 || n.attr_int("ceil_mode", 0) != 0) return std::nullopt;
-  auto k = n.attr_ints("kernel_shape"), st = n.attr_ints("strides", {1, 1}),
-       dil = n.attr_ints("dilations", {1, 1});
-  if (k.size() != 2) return std::nullopt;
+  const Shape sx = plane_shape(n.inputs[0]->type.shape);
+  const Shape so = plane_shape(n.outputs[0]->type.shape);
+  if (sx.size() != 4) return std::nullopt;
+  auto k = plane_attr(n, "kernel_shape", 0), st = plane_attr(n, "strides", 1),
+       dil = plane_attr(n, "dilations", 1);
+  if (k.size() != 2 || st.size() != 2 || dil.size() != 2) return std::nullopt;
   return PoolWindow{sx[0],
                     sx[1],
                     sx[2],
@@ -106,14 +136,11 @@ bool tensor_core_pair(DType a, DType b) {
 // A convolution on cuda: depthwise, a pointwise one of 16-bit operands as a GEMM over the
 // image's planes, or the implicit GEMM over the weights as [c_out, K].
 std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels::Conv2dShape& cs,
-                                  const PostOp& post) {
+                                  const Acc& out, const Acc& x, const Acc& w4) {
   AccessorEmitter& g = c.g;
-  Acc out = c.output(post);
-  Acc x = g.value(n.inputs[0]);
   const Value* w = n.inputs[1];
   if (cs.c_in / cs.groups == 1 && cs.groups > 1) {
-    KernelCall call{
-        "depthwise_conv2d", {}, {out.init, x.init, g.value(w).init, conv_shape_text(cs)}};
+    KernelCall call{"depthwise_conv2d", {}, {out.init, x.init, w4.init, conv_shape_text(cs)}};
     call.launch = kernels::depthwise_conv2d_launch(cs);
     return {call};
   }
@@ -128,7 +155,7 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
       xi.push_back(t);
       yi.push_back(t);
     }
-    Acc a = g.view(g.value(w), 3, {i1, i2, IndexTerm::zero(), IndexTerm::zero()},
+    Acc a = g.view(w4, 3, {i1, i2, IndexTerm::zero(), IndexTerm::zero()},
                    w->constant.has_value() && !g.inside.count(w));
     Acc b = g.view(x, 3, xi, true);
     Acc y = g.view(out, 3, yi, true);
@@ -145,7 +172,7 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
   for (const IndexTerm& t : unflatten(1, {cs.c_in / cs.groups, cs.kh, cs.kw}))
     wi.push_back(t);
   // A constant's dense rows keep their contiguity across the flattened (ci, r, s).
-  Acc w2 = g.view(g.value(w), 2, wi, w->constant.has_value() && !g.inside.count(w));
+  Acc w2 = g.view(w4, 2, wi, w->constant.has_value() && !g.inside.count(w));
   KernelCall call{
       tc ? "conv2d_tc" : "conv2d_f32", {}, {out.init, x.init, w2.init, conv_shape_text(cs)}};
   call.launch = tc ? kernels::conv2d_tc_launch(cs) : kernels::conv2d_f32_launch(cs);
@@ -154,17 +181,19 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
 
 std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   AccessorEmitter& g = c.g;
-  const Shape& sx = n.inputs[0]->type.shape;
-  const Shape& sw = n.inputs[1]->type.shape;
-  const Shape& so = n.outputs[0]->type.shape;
-  auto st = n.attr_ints("strides", {1, 1}), dil = n.attr_ints("dilations", {1, 1});
+  const Shape sx = plane_shape(n.inputs[0]->type.shape);
+  const Shape sw = plane_shape(n.inputs[1]->type.shape);
+  const Shape so = plane_shape(n.outputs[0]->type.shape);
+  auto st = plane_attr(n, "strides", 1), dil = plane_attr(n, "dilations", 1);
   auto pads = window_pads(n, sx, so, {sw[2], sw[3]}, st, dil);
   const Node* pool = max_pool_tail(c.kernel);
   // A pointwise convolution runs over its planes flattened to one row when it can.
   const bool pointwise = sw[2] == 1 && sw[3] == 1 && st == std::vector<int64_t>{1, 1} &&
                          pads == std::array<int64_t, 4>{0, 0, 0, 0};
   std::optional<KernelContext::FlatPlaneScope> flat;
-  if (pointwise && !pool && c.plane_flattens(so[2], so[3], 1)) flat.emplace(g, so[2], so[3]);
+  const bool one_d = n.inputs[0]->type.rank() == 3;
+  if (pointwise && !pool && !one_d && c.plane_flattens(so[2], so[3], 1))
+    flat.emplace(g, so[2], so[3]);
   const int64_t h = flat ? 1 : sx[2], w = flat ? sx[2] * sx[3] : sx[3];
   const int64_t ho = flat ? 1 : so[2], wo = flat ? so[2] * so[3] : so[3];
   const int64_t groups = n.attr_int("group", 1);
@@ -178,7 +207,7 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   if (pool) {
     // The epilogue chain stored into a row buffer, pooled from there (conv_max_pool.h).
     const std::optional<PoolWindow> pw = pool_window(*pool);
-    VTC_CHECK(pw) << pool->describe() << ": not a 2-D window without ceil mode";
+    VTC_CHECK(pw) << pool->describe() << ": not a 2-D window";
     const std::string rows =
         "ConvRowBuffer{" + std::to_string(cs.c_out) + ", " + std::to_string(cs.w_out) + "}";
     const Acc rows_acc{"ConvRowBuffer", rows, 4};
@@ -188,8 +217,10 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
               g.value(n.inputs[0]).init, g.value(n.inputs[1]).init, conv_shape_text(cs), pw->text(),
               g.constant_ref(n.inputs[1])}}};
   }
-  if (g.dialect().library() == KernelLibrary::cuda) return cuda_conv(c, n, cs, post);
-  Acc out = c.output(post);
+  Acc out = plane_view(g, c.output(post));
+  Acc x = plane_view(g, g.value(n.inputs[0]));
+  Acc weights = plane_view(g, g.value(n.inputs[1]));
+  if (g.dialect().library() == KernelLibrary::cuda) return cuda_conv(c, n, cs, out, x, weights);
   const std::string planes = std::to_string(ho * wo);
   const std::vector<std::string> kernel =
       sx[1] / groups == 1 && groups > 1 ? std::vector<std::string>{"ConvKernel::depthwise"}
@@ -199,14 +230,15 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
           : std::vector<std::string>{"ConvKernel::implicit_gemm", planes};
   return {{"conv2d",
            kernel,
-           {out.init, g.value(n.inputs[0]).init, g.value(n.inputs[1]).init, conv_shape_text(cs),
-            "NoEpilogue{}", g.constant_ref(n.inputs[1])}}};
+           {out.init, x.init, weights.init, conv_shape_text(cs), "NoEpilogue{}",
+            g.constant_ref(n.inputs[1])}}};
 }
 
 std::vector<KernelCall> pool(KernelContext& c, const Node& n) {
   const std::optional<PoolWindow> pw = pool_window(n);
-  VTC_CHECK(pw) << n.describe() << ": not a 2-D window without ceil mode";
-  std::string in = c.g.value(n.inputs[0]).init, out = c.output().init;
+  VTC_CHECK(pw) << n.describe() << ": not a 2-D window";
+  std::string in = plane_view(c.g, c.g.value(n.inputs[0])).init,
+              out = plane_view(c.g, c.output()).init;
   std::vector<KernelCall> calls;
   if (n.op == "MaxPool")
     calls = {{"max_pool2d", {}, {out, in, pw->text()}}};
@@ -256,7 +288,10 @@ bool is_global(const Node& n) {
 
 bool window_supported(const Kernel& k) {
   const Node& a = *k.anchor;
-  if (a.inputs[0]->type.rank() != 4) return false;
+  const int rank = a.inputs[0]->type.rank();
+  if (rank == 3 && (a.op == "Conv" || a.op == "MaxPool" || a.op == "AveragePool"))
+    return !max_pool_tail(k) && (a.op == "Conv" || pool_window(a).has_value());
+  if (rank != 4) return false;
   if (a.op == "Conv") {
     const Node* pool = max_pool_tail(k);
     return !pool || pool_window(*pool).has_value();

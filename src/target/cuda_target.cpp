@@ -128,6 +128,7 @@ bool CudaTarget::generates_kernel(const Kernel& k) const {
   if (!vtc::generates_kernel(k)) return false;
   // Attention: f32, f16 and bf16 operands; prefill within its shared memory.
   if (k.kind == KernelKind::attention) return cuda_takes_attention(*match_attention(*k.anchor));
+  if (resamples_by_taps(k)) return false; // kernels/cuda has no tap-table Resize yet
   if (!computes_in_float(k)) return true;
   for (const Value* v : k.anchor->inputs)
     if (v && !computes_as_float(v->type.dtype)) return false;

@@ -33,9 +33,10 @@ int run(const RunArgs& args) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (session.has_program()) {
     ProgramCounts c = count_steps(session);
-    fmt::print("run: target cpu, strategy {}: {} steps ({} copies, {} on the interpreter), "
+    fmt::print("run: target {}, strategy {}: {} steps ({} copies, {} on the interpreter), "
                "arena {} bytes; prepared in {:.2f} s, ran in {:.3f} ms\n",
-               strategy_kind_name(args.options.strategy), c.steps, c.copies, c.interpreted,
+               target_kind_name(args.options.target), strategy_kind_name(args.options.strategy),
+               c.steps, c.copies, c.interpreted,
                session.peak_bytes(), prepare_s, run_ms);
   }
   if (!args.output_dir.empty()) {

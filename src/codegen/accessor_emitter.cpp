@@ -426,7 +426,8 @@ Acc AccessorEmitter::computed(const Value* v) {
   return {name, name + "{" + inits + "}", r};
 }
 
-Acc AccessorEmitter::view(const Acc& inner, int rank, const IndexTerms& index, bool keeps_last) {
+Acc AccessorEmitter::view(const Acc& inner, int rank, const IndexTerms& index, bool keeps_last,
+                          int64_t runs) {
   // A class template over the inner accessor, so that only the members a kernel uses (load,
   // store, ptr) are instantiated.
   std::string name = fresh("W");
@@ -435,7 +436,8 @@ Acc AccessorEmitter::view(const Acc& inner, int rank, const IndexTerms& index, b
   os << "template <typename I> struct " << name << " {\n"
      << "  using value_type = typename I::value_type;\n"
      << "  static constexpr int rank = " << rank << ";\n"
-     << "  static constexpr int64_t contig = " << (keeps_last ? "I::contig" : "1") << ";\n"
+     << "  static constexpr int64_t contig = "
+     << (runs > 0 ? std::to_string(runs) : keeps_last ? "I::contig" : "1") << ";\n"
      << "  static constexpr bool has_ptr = I::has_ptr;\n"
      << "  I in;\n"
      << "  " << q() << in_idx << " map(const Index<" << rank << ">& i) const { return " << in_idx

@@ -94,11 +94,18 @@ Lowered lower_transpose(const std::string& path, const Options& o, bool off_by_o
   canonicalize(*l.graph);
   l.program = lower_for_target(*l.graph, o);
   EXPECT_EQ(l.program.storage.virtual_values.size(), 1u) << print_program(l.program);
-  if (off_by_one)
-    for (auto& [value, mapping] : l.program.storage.virtual_values) {
+  if (off_by_one) {
+    // The mapping as the storage map and every step touching the value hold it.
+    auto shift = [](Mapping& mapping) {
       IndexExpr& inner = mapping.pieces.at(0).index.back();
       inner = inner + 1;
-    }
+    };
+    for (auto& [value, mapping] : l.program.storage.virtual_values)
+      shift(mapping);
+    for (StepInfo& step : l.program.steps)
+      for (OperandAccess& op : step.operands)
+        if (op.mapping) shift(*op.mapping);
+  }
   return l;
 }
 

@@ -5,6 +5,7 @@
 // interpreter's one-line error, leaving every output and the donated input as they were.
 // Constant indices out of range are refused when the model is compiled. The cuda target runs
 // the same cases where a GPU is present.
+#include <cstdio>
 #include <fstream>
 
 #include "model_builder.h"
@@ -160,6 +161,7 @@ protected:
       const HostTensorMap expected = ref.run(good);
       const std::string expected_error = error_of([&] { ref.run(bad); });
       EXPECT_NE(expected_error, "(no error)") << c.name;
+      std::printf("%s, %s: %s\n", target_kind_name(target), c.name.c_str(), expected_error.c_str());
       for (StrategyKind strategy :
            {StrategyKind::none, StrategyKind::type1, StrategyKind::greedy}) {
         Options o = options(c.donate);

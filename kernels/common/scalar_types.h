@@ -21,6 +21,15 @@ struct bfloat16 {
 };
 
 VTC_HD constexpr float half_to_float(uint16_t h) {
+#if defined(__CUDA_ARCH__)
+  // On the device the conversion instruction (exact, as this code is), except for NaNs, whose
+  // payload this code keeps bit for bit.
+  if (!__builtin_is_constant_evaluated() && (h & 0x7c00) != 0x7c00) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+  }
+#endif
   uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
   if (exp == 0) {
     if (mant == 0) {
@@ -42,6 +51,17 @@ VTC_HD constexpr float half_to_float(uint16_t h) {
 }
 
 VTC_HD constexpr uint16_t float_to_half(float f) {
+#if defined(__CUDA_ARCH__)
+  // On the device the rounding instruction (round to nearest even, subnormals and overflow as
+  // this code rounds them), except for NaNs, which keep their payload here. The integer code
+  // below made a 16-bit epilogue cost hundreds of instructions an element.
+  if (!__builtin_is_constant_evaluated() &&
+      (__builtin_bit_cast(uint32_t, f) & 0x7fffffffu) <= 0x7f800000u) {
+    uint16_t h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+  }
+#endif
   const uint32_t x = __builtin_bit_cast(uint32_t, f);
   uint16_t sign = uint16_t((x >> 16) & 0x8000);
   uint32_t absx = x & 0x7fffffffu;

@@ -87,7 +87,9 @@ __device__ VTC_INLINE uint16_t load_bits(const A& a, const Index<3>& i, bool ins
 }
 
 // Eight elements of a row of a 16-bit float operand into shared memory (16-byte aligned dst):
-// by cp.async when the accessor allows, else element by element (zeros outside the matrix).
+// by cp.async when the accessor allows; from one ptr() when the chunk's elements inside the
+// matrix lie in one of the accessor's runs (an unaligned row, like a 7 x 7 plane's 49: no index
+// map per element); else element by element. Zeros outside the matrix; the same bits each way.
 template <class A>
 __device__ VTC_INLINE void stage_chunk8(const A& a, int64_t b, int64_t row, int64_t col,
                                         int64_t rows, int64_t cols, uint16_t* dst) {
@@ -98,6 +100,19 @@ __device__ VTC_INLINE void stage_chunk8(const A& a, int64_t b, int64_t row, int6
         cp_async16(dst, p);
         return;
       }
+    }
+  }
+  if constexpr (A::has_ptr && A::contig >= 2) {
+    const int64_t n = min64(8, cols - col);
+    if (row < rows && n > 0 && col / A::contig == (col + n - 1) / A::contig) {
+      const auto* p = a.ptr(Index<3>{b, row, col});
+      unsigned w[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        w[u] = unsigned(2 * u < n ? raw_bits(p[2 * u]) : uint16_t(0)) |
+               unsigned(2 * u + 1 < n ? raw_bits(p[2 * u + 1]) : uint16_t(0)) << 16;
+      *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]); // shared memory
+      return;
     }
   }
   unsigned w[4];

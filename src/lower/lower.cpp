@@ -169,6 +169,26 @@ private:
 
   bool is_virtual(const Value* v) const { return d_.virtual_values.count(v) != 0; }
 
+  // The bytes a kernel moves for value v (for reports): its size, or, for a virtual value, the
+  // size of the bases its mapping reads when that is smaller — a grouped-query Expand of a KV
+  // cache or a broadcast fetches each stored element once, however many indices map onto it.
+  int64_t moved_bytes(const Value* v) const {
+    const int64_t own = int64_t(v->type.nbytes());
+    auto it = d_.virtual_values.find(v);
+    if (it == d_.virtual_values.end() || v->type.numel() == 0) return own;
+    const int64_t element = own / v->type.numel();
+    std::set<const Base*> bases;
+    int64_t stored = 0;
+    for (const Piece& piece : it->second.pieces)
+      if (piece.base && bases.insert(piece.base).second) {
+        int64_t n = 1;
+        for (int64_t d : piece.base->shape)
+          n *= d;
+        stored += n * element;
+      }
+    return std::min(own, stored);
+  }
+
   // Ids of the buffers a step reads or writes for value v: its own, or its bases' when virtual.
   void touch(const Value* v, std::vector<int>& ids) {
     if (!v) return;
@@ -279,9 +299,9 @@ private:
     for (const Value* v : k.outputs)
       touch(v, s.writes);
     for (const Value* v : k.inputs)
-      s.bytes += int64_t(v->type.nbytes());
+      s.bytes += moved_bytes(v);
     for (const Value* v : k.outputs)
-      s.bytes += int64_t(v->type.nbytes());
+      s.bytes += moved_bytes(v);
     if (!o_.generates_kernel || o_.generates_kernel(k)) {
       s.kind = StepKind::kernel;
       s.kernel = k;

@@ -810,6 +810,10 @@ std::vector<Case> timed_cases() {
       gemv_tc_case(bf, d, d, 1, 16, 14336, 4096),
       gemv_tc_case(bf, d, d, 1, 16, 4096, 14336),
       gemv_tc_case(bf, d, d, 1, 1, 14336, 4096),
+      // Pointwise convolutions of ShuffleNet V2's stage 4 and last layer as gemm_tc: grids of 2
+      // and 8 blocks, rows of 49 (not 16-byte aligned).
+      gemm_case(h, d, d, 1, 232, 49, 232),
+      gemm_case(h, d, d, 1, 1024, 49, 464),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

@@ -100,6 +100,10 @@ public:
   Acc stored_as_is(const Value* v);
   // The accessor a kernel reads a value through: computed when produced inside the kernel.
   Acc value(const Value* v);
+  // Whether v is read from a buffer of its own, as stored (neither virtual nor computed here).
+  bool physical(const Value* v) const {
+    return storage_.buffer_of.count(v) && !storage_.virtual_values.count(v) && !inside.count(v);
+  }
 
   Acc mapped(const Mapping& m, DType dtype);
   Acc computed(const Value* v);

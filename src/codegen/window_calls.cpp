@@ -156,7 +156,7 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
       yi.push_back(t);
     }
     // A dense constant's rows [c_out, c_in, 1, 1] are runs of c_in: cp.async where aligned.
-    const bool dense = w->constant.has_value() && !g.inside.count(w);
+    const bool dense = w->constant.has_value() && g.physical(w);
     Acc a = g.view(w4, 3, {i1, i2, IndexTerm::zero(), IndexTerm::zero()}, dense,
                    dense ? cs.c_in : 0);
     Acc b = g.view(x, 3, xi, true);

@@ -36,8 +36,7 @@ int run(const RunArgs& args) {
     fmt::print("run: target {}, strategy {}: {} steps ({} copies, {} on the interpreter), "
                "arena {} bytes; prepared in {:.2f} s, ran in {:.3f} ms\n",
                target_kind_name(args.options.target), strategy_kind_name(args.options.strategy),
-               c.steps, c.copies, c.interpreted,
-               session.peak_bytes(), prepare_s, run_ms);
+               c.steps, c.copies, c.interpreted, session.peak_bytes(), prepare_s, run_ms);
   }
   if (!args.output_dir.empty()) {
     std::error_code ec;

@@ -431,13 +431,13 @@ Acc AccessorEmitter::view(const Acc& inner, int rank, const IndexTerms& index, b
   // A class template over the inner accessor, so that only the members a kernel uses (load,
   // store, ptr) are instantiated.
   std::string name = fresh("W");
+  const std::string contig = runs > 0 ? std::to_string(runs) : keeps_last ? "I::contig" : "1";
   std::ostringstream os;
   std::string in_idx = "Index<" + std::to_string(inner.rank) + ">";
   os << "template <typename I> struct " << name << " {\n"
      << "  using value_type = typename I::value_type;\n"
      << "  static constexpr int rank = " << rank << ";\n"
-     << "  static constexpr int64_t contig = "
-     << (runs > 0 ? std::to_string(runs) : keeps_last ? "I::contig" : "1") << ";\n"
+     << "  static constexpr int64_t contig = " << contig << ";\n"
      << "  static constexpr bool has_ptr = I::has_ptr;\n"
      << "  I in;\n"
      << "  " << q() << in_idx << " map(const Index<" << rank << ">& i) const { return " << in_idx

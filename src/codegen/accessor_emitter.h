@@ -110,8 +110,7 @@ public:
   // `runs`, when positive, is the view's contiguous run along its last dimension where the
   // caller knows it (a dense tensor's dimension whose later dimensions are all of size 1);
   // otherwise the inner accessor's when `keeps_last`, else 1.
-  Acc view(const Acc& inner, int rank, const IndexTerms& index, bool keeps_last,
-           int64_t runs = 0);
+  Acc view(const Acc& inner, int rank, const IndexTerms& index, bool keeps_last, int64_t runs = 0);
   // Stores through the epilogue chain `chain` (each node consumes the previous value), after
   // `post` applied to the accumulated value and rounded to `first`'s dtype. `into`, when
   // given, is where the chain's last value goes instead of its own storage.

@@ -157,8 +157,8 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
     }
     // A dense constant's rows [c_out, c_in, 1, 1] are runs of c_in: cp.async where aligned.
     const bool dense = w->constant.has_value() && g.physical(w);
-    Acc a = g.view(w4, 3, {i1, i2, IndexTerm::zero(), IndexTerm::zero()}, dense,
-                   dense ? cs.c_in : 0);
+    Acc a =
+        g.view(w4, 3, {i1, i2, IndexTerm::zero(), IndexTerm::zero()}, dense, dense ? cs.c_in : 0);
     Acc b = g.view(x, 3, xi, true);
     Acc y = g.view(out, 3, yi, true);
     const kernels::GemmShape gs{cs.n, cs.c_out, cs.h * cs.w, cs.c_in};

@@ -16,8 +16,12 @@ std::vector<std::string> sanitizer_flags() {
   // -mno-avx512f (after -march=native): AddressSanitizer does not check AVX-512's masked loads
   // and stores, and the kernels' short runs and row tails are masked stores there, so an overrun
   // through them went unreported; the AVX2 paths use none.
-  return {"-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer",
-          "-O0", "-g1", "-mno-avx512f"};
+  return {"-fsanitize=address,undefined",
+          "-fno-sanitize-recover=all",
+          "-fno-omit-frame-pointer",
+          "-O0",
+          "-g1",
+          "-mno-avx512f"};
 }
 
 bool asan_runtime_loaded() {

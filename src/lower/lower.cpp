@@ -180,12 +180,8 @@ private:
     std::set<const Base*> bases;
     int64_t stored = 0;
     for (const Piece& piece : it->second.pieces)
-      if (piece.base && bases.insert(piece.base).second) {
-        int64_t n = 1;
-        for (int64_t d : piece.base->shape)
-          n *= d;
-        stored += n * element;
-      }
+      if (piece.base && bases.insert(piece.base).second)
+        stored += shape_numel(piece.base->shape) * element;
     return std::min(own, stored);
   }
 

@@ -204,19 +204,18 @@ private:
     return true;
   }
 
-  // Whether u may join a kernel as an epilogue node: elementwise, not yet placed, one output of
-  // the kernel's output shape, every operand computable now.
-  bool epilogue_node(const Node* u, const Shape& shape,
-                     const std::set<const Value*>& inside) const {
+  // Whether u may join a kernel as an epilogue node once its operands can be computed:
+  // elementwise, not yet placed, one output of the kernel's output shape.
+  bool epilogue_candidate(const Node* u, const Shape& shape) const {
     if (assigned_.count(u) || held_.count(u) || !is_fusible_elementwise(*u)) return false;
     if (u->outputs.size() != 1 || !u->outputs[0]) return false;
-    if (u->outputs[0]->type.shape != shape) return false;
-    return prologue_ready(u, inside);
+    return u->outputs[0]->type.shape == shape;
   }
 
   // The elementwise nodes after the kernel's value `v` that together consume every use of v
   // and of each other and leave one value used outside (x * sigmoid(x) after a conv: both the
-  // Sigmoid and the Mul), in an order where each node follows its operands; empty when none.
+  // Sigmoid and the Mul; the tanh GELU, whose Add of x and 0.044715 x^3 waits a round for the
+  // cube), in an order where each node follows its operands; empty when none.
   std::vector<Node*> epilogue_group(const Value* v, std::set<const Value*> inside) const {
     if (v->is_graph_output) return {};
     std::vector<Node*> group;
@@ -241,7 +240,8 @@ private:
         if (o->is_graph_output && o != v) return {};
         for (Node* u : o->users) {
           if (members.count(u)) continue;
-          if (!epilogue_node(u, v->type.shape, inside)) return {};
+          if (!epilogue_candidate(u, v->type.shape)) return {};
+          if (!prologue_ready(u, inside)) continue; // an operand joins in a later round
           group.push_back(u);
           members.insert(u);
           produced.insert(u->outputs[0]);

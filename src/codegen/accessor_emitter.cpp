@@ -65,6 +65,15 @@ struct Member {
   bool nested = false;
 };
 
+// The declaration of index variable d of an accessor over m: 32-bit where the dimension's
+// extent fits (the emitted expressions widen to 64 bits themselves where a value can leave the
+// 32-bit range), so the index arithmetic of the common case is 32-bit multiply-adds.
+std::string index_variable(const Mapping& m, int d) {
+  const bool narrow = m.shape[size_t(d)] <= 2147483647;
+  return std::string(narrow ? "const int i" : "const long long i") + std::to_string(d) + " = " +
+         (narrow ? "int(i[" : "(i[") + std::to_string(d) + "]);\n";
+}
+
 // run_load() of a mapping with constant pieces (a Pad's border, a Concat with a constant
 // part), which has no ptr(): a run along the last dimension that lies whole in one piece's
 // guard, with no earlier piece's guard meeting it, is a fill of the constant or a copy from
@@ -82,7 +91,7 @@ std::string run_load_of_pieces(const Mapping& m, const EmitNames& names,
   os << "  template <typename D> " << q << "void run_load(const Index<" << r
      << ">& i, int64_t n, D* dst) const {\n";
   for (int d = 0; d < r; ++d)
-    os << "    const long long i" << d << " = i[" << d << "];\n";
+    os << "    " << index_variable(m, d);
   os << "    do {\n";
   for (const Piece& p : m.pieces) {
     std::string others; // the guard on every dimension but the last
@@ -132,11 +141,17 @@ IndexTerms broadcast_index(const Shape& in, int out_rank) {
 
 IndexTerms unflatten(int flat_dim, const Shape& dims) {
   const IndexTerm flat = IndexTerm::dim(flat_dim);
+  // The divisions and remainders in 32 bits where the flat index fits (64-bit ones by a
+  // constant are several times the instructions).
+  int64_t total = 1;
+  for (int64_t d : dims)
+    total = total > 2147483647 / std::max<int64_t>(d, 1) ? int64_t(1) << 40 : total * d;
+  const std::string flat_text = total <= 2147483647 ? "int(" + flat.text + ")" : flat.text;
   IndexTerms xs(dims.size());
   int64_t stride = 1;
   for (size_t d = dims.size(); d-- > 0;) {
     std::string q =
-        stride == 1 ? flat.text : "(" + flat.text + " / " + std::to_string(stride) + ")";
+        stride == 1 ? flat_text : "(" + flat_text + " / " + std::to_string(stride) + ")";
     xs[d] = dims[d] == 1 ? IndexTerm::zero()
                          : IndexTerm{"(" + q + " % " + std::to_string(dims[d]) + ")", flat.dims};
     stride *= dims[d];
@@ -275,7 +290,7 @@ Acc AccessorEmitter::mapped(const Mapping& m, DType dtype) {
   auto body = [&](MemberFn what) {
     std::string s;
     for (int d = 0; d < r; ++d)
-      s += "    const long long i" + std::to_string(d) + " = i[" + std::to_string(d) + "];\n";
+      s += "    " + index_variable(m, d);
     for (int k = 0; k < max_searches; ++k)
       s += "    long long s" + std::to_string(k) + " = -1;\n";
     for (int k = 0; k < max_searches; ++k)

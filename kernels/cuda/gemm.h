@@ -2,14 +2,12 @@
 // accessors' business): C[b, m, n] = sum_k A[b, m, k] * B[b, k, n], stored through the output
 // accessor (which may be an epilogue: bias, activation, residual add).
 //
-// gemm_tc: f16 or bf16 operands on the tensor cores (mma.sync m16n8k16, f32 accumulators).
-// Block tile 128 x 128 x 32, 8 warps of 64 x 32, a 3-stage shared-memory pipeline (rows
-// padded by 16 bytes: ldmatrix without bank conflicts). A tile chunk of 8 elements along the
-// contiguous dimension comes by cp.async straight from ptr() when the accessor's `contig`
-// holds it and the address is 16-byte aligned; otherwise through load(), converted back to
-// storage bits. Both give the same operand bits (a signalling NaN is quieted, which the
-// product does anyway), and the products run in one order: k tiles in turn, each as two k16
-// steps, so the result depends on the shape alone.
+// This file: the shape every product kernel takes, gemm_f32 and the staging of 16-bit operands
+// the tensor-core kernels share (gemm_tc.h for products sized to their shape, gemv_tc.h for
+// decode). load_bits / stage_chunk8 give a 16-bit operand's storage bits: cp.async straight
+// from ptr() when the accessor's `contig` holds a chunk of 8 and the address is 16-byte
+// aligned; otherwise through load(), converted back to storage bits. Both give the same operand
+// bits (a signalling NaN is quieted, which the product does anyway).
 //
 // gemm_f32: f32 on CUDA cores (no TF32): block tile 128 x 128 x 8, 8 x 8 outputs per thread,
 // double-buffered; each output is acc = 0, acc = fma(A[m, k], B[k, n], acc) for k = 0..K-1,
@@ -26,16 +24,6 @@ struct GemmShape {
   int64_t batch = 1, m = 1, n = 1, k = 1;
 };
 
-namespace gemm_tc_config {
-inline constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 3, kThreads = 256;
-inline constexpr int kAPitch = kBK + 8, kBPitch = kBN + 8; // elements; +16 bytes a row
-inline constexpr int kAStage = kBM * kAPitch, kBStage = kBK * kBPitch;
-inline constexpr unsigned kSmemBytes = unsigned(kStages * (kAStage + kBStage) * 2);
-// The epilogue parks half the tile's rows, 64 x kBN floats, in the stages' memory.
-inline constexpr int kParkPitch = kBN + 4;
-static_assert(64 * kParkPitch * 4 <= int(kSmemBytes), "the epilogue's rows fit the stages");
-} // namespace gemm_tc_config
-
 namespace gemm_f32_config {
 inline constexpr int kBM = 128, kBN = 128, kBK = 8, kThreads = 256;
 inline constexpr unsigned kSmemBytes = unsigned(2 * (kBK * kBM + kBK * kBN) * 4);
@@ -43,16 +31,6 @@ inline constexpr unsigned kSmemBytes = unsigned(2 * (kBK * kBM + kBK * kBN) * 4)
 
 VTC_HD constexpr unsigned batch_grid(int64_t batch) {
   return unsigned(clamp64(batch, 1, 65535));
-}
-
-// 56 832 bytes of dynamic shared memory (the launcher raises the function's limit); two blocks
-// a multiprocessor (at most 128 registers a thread, which the kernel fits without spilling).
-VTC_HD constexpr Launch gemm_tc_launch(const GemmShape& s) {
-  using namespace gemm_tc_config;
-  return Launch{{unsigned(cdiv(s.n, kBN)), unsigned(cdiv(s.m, kBM)), batch_grid(s.batch)},
-                {kThreads, 1, 1},
-                kSmemBytes,
-                2};
 }
 
 // One block a multiprocessor: capped at 128 registers (two blocks) the kernel spills.
@@ -126,118 +104,6 @@ __device__ VTC_INLINE void stage_chunk8(const A& a, int64_t b, int64_t row, int6
 }
 
 } // namespace cuda
-
-// The tensor-core kernel (A and B both f16 or both bf16). Launch: gemm_tc_launch.
-template <class Out, class A, class B> __device__ void gemm_tc(Out out, A a, B b, GemmShape s) {
-  using namespace gemm_tc_config;
-  using namespace cuda;
-  constexpr int kind = float16_kind<typename A::value_type>;
-  static_assert(Out::rank == 3 && A::rank == 3 && B::rank == 3, "gemm_tc: rank-3 accessors");
-  static_assert(kind != 0 && kind == float16_kind<typename B::value_type>,
-                "gemm_tc: A and B both f16 or both bf16");
-  extern __shared__ __align__(16) unsigned char vtc_smem[];
-  uint16_t* sa = reinterpret_cast<uint16_t*>(vtc_smem);
-  uint16_t* sb = sa + kStages * kAStage;
-  const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
-  const int wm = warp / 4, wn = warp % 4; // warp tile: rows wm*64, columns wn*32
-  const int64_t M = s.m, N = s.n, K = s.k;
-  const int64_t m0 = int64_t(blockIdx.y) * kBM, n0 = int64_t(blockIdx.x) * kBN;
-  const int64_t kt_count = cdiv(K, kBK);
-
-  for (int64_t bi = blockIdx.z; bi < s.batch; bi += gridDim.z) {
-    auto load_tile = [&](int64_t kt, int stage) {
-      const int64_t k0 = kt * kBK;
-      uint16_t* ta = sa + stage * kAStage;
-      uint16_t* tb = sb + stage * kBStage;
-      for (int c = tid; c < kBM * kBK / 8; c += kThreads) { // A: 128 rows of 4 chunks
-        const int r = c / (kBK / 8), col = c % (kBK / 8) * 8;
-        stage_chunk8(a, bi, m0 + r, k0 + col, M, K, ta + r * kAPitch + col);
-      }
-      for (int c = tid; c < kBK * kBN / 8; c += kThreads) { // B: 32 rows of 16 chunks
-        const int r = c / (kBN / 8), col = c % (kBN / 8) * 8;
-        stage_chunk8(b, bi, k0 + r, n0 + col, K, N, tb + r * kBPitch + col);
-      }
-    };
-
-    float acc[4][4][4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-#pragma unroll
-      for (int j = 0; j < 4; ++j)
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-          acc[i][j][r] = 0.0f;
-
-    for (int st = 0; st < kStages - 1; ++st) {
-      if (st < kt_count) load_tile(st, st);
-      cp_async_commit();
-    }
-    for (int64_t kt = 0; kt < kt_count; ++kt) {
-      cp_async_wait<kStages - 2>();
-      __syncthreads();
-      const int64_t next = kt + kStages - 1;
-      if (next < kt_count) load_tile(next, int(next % kStages));
-      cp_async_commit();
-      const uint16_t* ta = sa + int(kt % kStages) * kAStage;
-      const uint16_t* tb = sb + int(kt % kStages) * kBStage;
-#pragma unroll
-      for (int kk = 0; kk < kBK; kk += 16) {
-        unsigned af[4][4], bf[4][2];
-#pragma unroll
-        for (int mi = 0; mi < 4; ++mi)
-          ldmatrix_x4(af[mi], ta + (wm * 64 + mi * 16 + lane % 16) * kAPitch + kk + lane / 16 * 8);
-#pragma unroll
-        for (int nj = 0; nj < 2; ++nj) {
-          unsigned r[4];
-          ldmatrix_x4_trans(r, tb + (kk + lane % 8 + (lane / 8) % 2 * 8) * kBPitch + wn * 32 +
-                                   nj * 16 + lane / 16 * 8);
-          bf[2 * nj][0] = r[0];
-          bf[2 * nj][1] = r[1];
-          bf[2 * nj + 1][0] = r[2];
-          bf[2 * nj + 1][1] = r[3];
-        }
-#pragma unroll
-        for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-          for (int ni = 0; ni < 4; ++ni)
-            mma_m16n8k16<kind>(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
-      }
-    }
-    cp_async_wait<0>();
-
-    // The epilogue through shared memory, one half of the tile's rows at a time (the warps of
-    // that half park their accumulators, then every thread stores pairs of adjacent columns,
-    // a warp 64 of one row): `out`'s store is instantiated once, not once per fragment, and
-    // the stores are coalesced along the row.
-    __syncthreads(); // every warp is done with the stages
-    float* park = reinterpret_cast<float*>(vtc_smem);
-    for (int half_rows = 0; half_rows < 2; ++half_rows) {
-      if (wm == half_rows) {
-#pragma unroll
-        for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-          for (int ni = 0; ni < 4; ++ni)
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {
-              const int r = mi * 16 + lane / 4 + half * 8, c = wn * 32 + ni * 8 + lane % 4 * 2;
-              park[r * kParkPitch + c] = acc[mi][ni][2 * half];
-              park[r * kParkPitch + c + 1] = acc[mi][ni][2 * half + 1];
-            }
-      }
-      __syncthreads();
-#pragma unroll 1
-      for (int e = tid; e < 64 * kBN / 2; e += kThreads) {
-        const int r = e / (kBN / 2), c = e % (kBN / 2) * 2;
-        const int64_t m = m0 + half_rows * 64 + r, n = n0 + c;
-        if (m >= M || n >= N) continue;
-        const float v[2] = {park[r * kParkPitch + c], park[r * kParkPitch + c + 1]};
-        const Index<3> i{bi, m, n};
-        store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
-      }
-      __syncthreads();
-    }
-  }
-}
 
 // The CUDA-core kernel (any operand types, computed in f32). Launch: gemm_f32_launch.
 template <class Out, class A, class B> __device__ void gemm_f32(Out out, A a, B b, GemmShape s) {

@@ -1,8 +1,9 @@
-// 2-D pooling and depthwise convolution, NCHW, over accessors: one thread per output element
-// (grid-stride over the flat output index; neighbouring threads take neighbouring columns, so
-// stores coalesce and the window reads share cache lines). The caller gives the output size
-// (ceil_mode is its business: windows may run past the bottom / right padding; those taps
-// count nowhere).
+// 2-D pooling and depthwise convolution, NCHW, over accessors. Pooling: one thread per output
+// element (grid-stride over the flat output index; neighbouring threads take neighbouring
+// columns, so stores coalesce and the window reads share cache lines). Depthwise convolution:
+// a block per band of output rows of one plane, its input staged in shared memory once. The caller
+// gives the output size (ceil_mode is its business: windows may run past the bottom / right
+// padding; those taps count nowhere).
 //
 // Max pooling: the window's taps inside the input in the order (r, s), NaN propagated.
 // Average pooling: their sum from 0 in that order over the divisor (count_include_pad: the
@@ -24,8 +25,34 @@ VTC_HD constexpr Launch per_output_launch(int64_t outputs) {
 VTC_HD constexpr Launch pool2d_launch(const Pool2dShape& s) {
   return per_output_launch(s.n * s.c * s.h_out * s.w_out);
 }
+// Depthwise convolution: a block of 128 threads takes a band of output rows of one output plane,
+// staged with the input rows and columns the band reads (zeros in the padding) in at most
+// kTileBytes of shared memory (one row at least), the filter beside them.
+namespace depthwise_config {
+inline constexpr int kThreads = 128;
+inline constexpr int64_t kTileBytes = 24 * 1024;
+} // namespace depthwise_config
+VTC_HD constexpr int64_t depthwise_tile_w(const Conv2dShape& s) {
+  return (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
+}
+VTC_HD constexpr int64_t depthwise_rows_in(const Conv2dShape& s, int64_t band) {
+  return (band - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
+}
+// Output rows a block takes: as many as fit the tile (at least one).
+VTC_HD constexpr int64_t depthwise_band(const Conv2dShape& s) {
+  const int64_t row_bytes = depthwise_tile_w(s) * 4;
+  int64_t band = s.h_out;
+  while (band > 1 && depthwise_rows_in(s, band) * row_bytes > depthwise_config::kTileBytes)
+    band = cdiv(band, 2);
+  return band;
+}
 VTC_HD constexpr Launch depthwise_conv2d_launch(const Conv2dShape& s) {
-  return per_output_launch(s.n * s.c_out * s.h_out * s.w_out);
+  const int64_t band = depthwise_band(s);
+  const int64_t smem = (depthwise_rows_in(s, band) * depthwise_tile_w(s) + s.kh * s.kw) * 4;
+  return Launch{{unsigned(s.n * s.c_out * cdiv(s.h_out, band)), 1, 1},
+                {unsigned(depthwise_config::kThreads), 1, 1},
+                unsigned(smem),
+                4};
 }
 
 } // namespace vtc::kernels
@@ -94,28 +121,45 @@ __device__ void avg_pool2d(Out out, In in, Pool2dShape s, bool count_include_pad
   cuda::pool2d<false>(out, in, s, count_include_pad);
 }
 
-// Weights W[c_out, 1, kh, kw]; bias and activation are the output accessor's epilogue.
+// Weights W[c_out, 1, kh, kw]; bias and activation are the output accessor's epilogue. Launch:
+// depthwise_conv2d_launch. Block b: plane b / bands (image n, output channel co), band
+// b % bands; the taps read the staged tile in the chain's order.
 template <class Out, class In, class W>
 __device__ void depthwise_conv2d(Out out, In in, W w, Conv2dShape s) {
   static_assert(Out::rank == 4 && In::rank == 4 && W::rank == 4, "depthwise_conv2d: NCHW");
+  extern __shared__ __align__(16) unsigned char vtc_smem[];
+  const int64_t band = depthwise_band(s), bands = cdiv(s.h_out, band);
+  const int tw = int(depthwise_tile_w(s)), kh = int(s.kh), kw = int(s.kw);
+  const int rows_in = int(depthwise_rows_in(s, band));
+  float* tile = reinterpret_cast<float*>(vtc_smem);
+  float* taps = tile + rows_in * tw;
   const int64_t mult = s.c_out / s.groups;
-  cuda::for_each_output(
-      s.c_out, s.h_out, s.w_out, s.n * s.c_out * s.h_out * s.w_out, [&](const Index<4>& o) {
-        const int64_t ci = o[1] / mult;
-        const int64_t y0 = o[2] * s.stride_h - s.pad_top, x0 = o[3] * s.stride_w - s.pad_left;
-        float acc = 0.0f;
-        for (int64_t r = 0; r < s.kh; ++r) {
-          const int64_t y = y0 + r * s.dil_h;
-          const bool row_in = y >= 0 && y < s.h;
-          for (int64_t q = 0; q < s.kw; ++q) {
-            const int64_t x = x0 + q * s.dil_w;
-            const float v =
-                row_in && x >= 0 && x < s.w ? float(in.load(Index<4>{o[0], ci, y, x})) : 0.0f;
-            acc = fmaf(float(w.load(Index<4>{o[1], 0, r, q})), v, acc);
-          }
-        }
-        out.store(o, acc);
-      });
+  const int tid = int(threadIdx.x), threads = int(blockDim.x);
+  const int64_t plane = int64_t(blockIdx.x) / bands;
+  const int64_t nb = plane / s.c_out, co = plane % s.c_out, ci = co / mult;
+  const int oy0 = int(int64_t(blockIdx.x) % bands * band);
+  const int oys = int(min64(band, s.h_out - oy0));
+  const int y_start = oy0 * int(s.stride_h) - int(s.pad_top), x_start = -int(s.pad_left);
+  for (int e = tid; e < kh * kw; e += threads)
+    taps[e] = float(w.load(Index<4>{co, 0, e / kw, e % kw}));
+  const int rows = (oys - 1) * int(s.stride_h) + (kh - 1) * int(s.dil_h) + 1;
+  for (int e = tid; e < rows * tw; e += threads) {
+    const int y = y_start + e / tw, x = x_start + e % tw;
+    tile[e] = y >= 0 && y < int(s.h) && x >= 0 && x < int(s.w)
+                  ? float(in.load(Index<4>{nb, ci, y, x}))
+                  : 0.0f;
+  }
+  __syncthreads();
+  const int wo = int(s.w_out);
+  for (int e = tid; e < oys * wo; e += threads) {
+    const int oy = e / wo, ox = e % wo;
+    const float* src = tile + oy * int(s.stride_h) * tw + ox * int(s.stride_w);
+    float acc = 0.0f;
+    for (int r = 0; r < kh; ++r)
+      for (int q = 0; q < kw; ++q)
+        acc = fmaf(taps[r * kw + q], src[r * int(s.dil_h) * tw + q * int(s.dil_w)], acc);
+    out.store(Index<4>{nb, co, oy0 + oy, ox}, acc);
+  }
 }
 
 } // namespace vtc::kernels

@@ -7,6 +7,7 @@
 #include "codegen/kernel_calls.h"
 #include "codegen/library_gemm.h"
 #include "kernels/cuda/gemm.h"
+#include "kernels/cuda/gemm_tc.h"
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/gemv_tc.h"
 #include "mapping/flat_plane.h"
@@ -29,9 +30,9 @@ bool on_cuda(const AccessorEmitter& g) {
 constexpr int64_t kGemvTcMinRows = 1;
 
 // C = A . B on cuda: gemv (split-K) for decode-sized M — on the tensor cores from
-// kGemvTcMinRows rows of two 16-bit operands —, else the tensor-core GEMM for two f16 or two
-// bf16 operands and the f32 one otherwise. The choice is the shape's and dtypes', so every
-// strategy gets the same kernel.
+// kGemvTcMinRows rows of two 16-bit operands —, else the tensor-core GEMM (its tile and split-K
+// planned from the shape) for two f16 or two bf16 operands and the f32 one otherwise. The choice is
+// the shape's and dtypes', so every strategy gets the same kernel.
 KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DType tb, int64_t batch,
                         int64_t M, int64_t N, int64_t K) {
   auto list = [](std::initializer_list<int64_t> xs) {
@@ -53,11 +54,11 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
     call.workspace_bytes = kernels::gemv_workspace_bytes(gs);
     return call;
   }
-  const kernels::GemmShape gs{batch, M, N, K};
-  KernelCall call{tc ? "gemm_tc" : "gemm_f32",
-                  {},
-                  {C.init, A.init, B.init, "GemmShape{" + list({batch, M, N, K}) + "}"}};
-  call.launch = tc ? kernels::gemm_tc_launch(gs) : kernels::gemm_f32_launch(gs);
+  if (tc)
+    return tc_call("gemm_tc", {C.init, A.init, B.init}, kernels::plan_gemm_tc(batch, M, N, K));
+  KernelCall call{
+      "gemm_f32", {}, {C.init, A.init, B.init, "GemmShape{" + list({batch, M, N, K}) + "}"}};
+  call.launch = kernels::gemm_f32_launch(kernels::GemmShape{batch, M, N, K});
   return call;
 }
 
@@ -156,6 +157,25 @@ std::vector<KernelCall> library_gemm(KernelContext& c, const Node& n) {
 }
 
 } // namespace
+
+KernelCall tc_call(const std::string& function, std::vector<std::string> operands,
+                   const kernels::TcPlan& p, const std::string& shape) {
+  auto list = [](std::initializer_list<int64_t> xs) {
+    std::string s;
+    for (int64_t x : xs)
+      s += (s.empty() ? "" : ", ") + std::to_string(x);
+    return s;
+  };
+  const std::string plan =
+      "TcPlan{" + list({p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles}) + "}";
+  operands.push_back("tc_workspace(ws, " + plan + ")");
+  if (!shape.empty()) operands.push_back(shape);
+  operands.push_back(plan);
+  KernelCall call{function, {std::to_string(p.bm), std::to_string(p.bn)}, std::move(operands)};
+  call.launch = kernels::gemm_tc_launch(p);
+  call.workspace_bytes = kernels::gemm_tc_workspace_bytes(p);
+  return call;
+}
 
 bool gemm_supported(const Kernel& k) {
   const Node& a = *k.anchor;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/kernel_call.h"
+#include "kernels/cuda/gemm_tc.h"
 #include "kernels/cuda/reduce.h"
 
 namespace vtc {
@@ -47,6 +48,12 @@ PostOp gemm_post(const Node& gemm, AccessorEmitter& g);
 
 // "RowsShape{rows, d, eps}" (the cuda row kernels' shape; eps exactly).
 std::string rows_shape_text(const kernels::RowsShape& s);
+
+// The call of a tensor-core product on cuda, `function<bm, bn>(operands..., tc_workspace(ws,
+// plan), [shape,] plan)` (gemm_tc, conv2d_tc), with the plan's launch and workspace; `shape`, when
+// given, is the kernel's own shape argument before the plan.
+KernelCall tc_call(const std::string& function, std::vector<std::string> operands,
+                   const kernels::TcPlan& plan, const std::string& shape = "");
 
 // Per kind: whether the templates take the kernel, and its calls (spelled for the kernel
 // library of the emitter's dialect).

@@ -9,6 +9,7 @@
 #include "kernels/cpu/conv_shape.h"
 #include "kernels/cuda/conv.h"
 #include "kernels/cuda/gemm.h"
+#include "kernels/cuda/gemm_tc.h"
 #include "kernels/cuda/pool.h"
 #include "mapping/flat_plane.h"
 #include "passes/fusion.h"
@@ -161,23 +162,22 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
         g.view(w4, 3, {i1, i2, IndexTerm::zero(), IndexTerm::zero()}, dense, dense ? cs.c_in : 0);
     Acc b = g.view(x, 3, xi, true);
     Acc y = g.view(out, 3, yi, true);
-    const kernels::GemmShape gs{cs.n, cs.c_out, cs.h * cs.w, cs.c_in};
-    KernelCall call{"gemm_tc",
-                    {},
-                    {y.init, a.init, b.init,
-                     "GemmShape{" + std::to_string(gs.batch) + ", " + std::to_string(gs.m) + ", " +
-                         std::to_string(gs.n) + ", " + std::to_string(gs.k) + "}"}};
-    call.launch = kernels::gemm_tc_launch(gs);
-    return {call};
+    return {tc_call("gemm_tc", {y.init, a.init, b.init},
+                    kernels::plan_gemm_tc(cs.n, cs.c_out, cs.h * cs.w, cs.c_in))};
   }
   IndexTerms wi{IndexTerm::dim(0)};
   for (const IndexTerm& t : unflatten(1, {cs.c_in / cs.groups, cs.kh, cs.kw}))
     wi.push_back(t);
-  // A constant's dense rows keep their contiguity across the flattened (ci, r, s).
-  Acc w2 = g.view(w4, 2, wi, w->constant.has_value() && !g.inside.count(w));
-  KernelCall call{
-      tc ? "conv2d_tc" : "conv2d_f32", {}, {out.init, x.init, w2.init, conv_shape_text(cs)}};
-  call.launch = tc ? kernels::conv2d_tc_launch(cs) : kernels::conv2d_f32_launch(cs);
+  // A dense constant's rows [c_in / groups, kh, kw] are runs of K (cp.async where aligned); a
+  // constant otherwise keeps its accessor's runs along the flattened (ci, r, s).
+  const bool dense = w->constant.has_value() && g.physical(w);
+  Acc w2 = g.view(w4, 2, wi, w->constant.has_value() && !g.inside.count(w),
+                  dense ? cs.c_in / cs.groups * cs.kh * cs.kw : 0);
+  if (tc)
+    return {tc_call("conv2d_tc", {out.init, x.init, w2.init}, kernels::conv2d_tc_plan(cs),
+                    conv_shape_text(cs))};
+  KernelCall call{"conv2d_f32", {}, {out.init, x.init, w2.init, conv_shape_text(cs)}};
+  call.launch = kernels::conv2d_f32_launch(cs);
   return {call};
 }
 

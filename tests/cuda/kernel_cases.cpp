@@ -1,6 +1,7 @@
 #include "kernel_cases.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "kernels/cuda/conv.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/gemm.h"
+#include "kernels/cuda/gemm_tc.h"
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/gemv_tc.h"
 #include "kernels/cuda/pool.h"
@@ -366,8 +368,16 @@ Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t
   c.ops = {make_operand(t, {batch, m, n}, out), make_operand(t, {batch, m, kk}, in),
            make_operand(t, {batch, kk, n}, in)};
   const k::GemmShape s{batch, m, n, kk};
-  c.call = c.family + "(@0, @1, @2, GemmShape{" + lits(batch, m, n, kk) + "});";
-  c.launch = tc ? k::gemm_tc_launch(s) : k::gemm_f32_launch(s);
+  if (tc) {
+    const k::TcPlan p = k::plan_gemm_tc(batch, m, n, kk);
+    c.call = "{ const TcPlan p{" + lits(p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles) +
+             "};\n  gemm_tc<" + lits(p.bm, p.bn) + ">(@0, @1, @2, tc_workspace(ws, p), p); }";
+    c.launch = k::gemm_tc_launch(p);
+    c.workspace_bytes = k::gemm_tc_workspace_bytes(p);
+  } else {
+    c.call = c.family + "(@0, @1, @2, GemmShape{" + lits(batch, m, n, kk) + "});";
+    c.launch = k::gemm_f32_launch(s);
+  }
   c.flops = 2.0 * double(batch * m * n * kk);
   c.bytes = double(batch * (m * kk + kk * n + m * n)) * double(dtype_bytes(t));
   c.tol = tolerance(t);
@@ -692,8 +702,17 @@ Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w
   const int64_t K = c_in * kk * kk;
   c.ops = {make_operand(t, {n, c_out, ho, wo}), make_operand(t, {n, c_in, h, w}, in),
            make_operand(t, {c_out, K})};
-  c.call = c.family + "(@0, @1, @2, " + conv_shape_lit(s) + ");";
-  c.launch = tc ? k::conv2d_tc_launch(s) : k::conv2d_f32_launch(s);
+  if (tc) {
+    const k::TcPlan p = k::conv2d_tc_plan(s);
+    c.call = "{ const TcPlan p{" + lits(p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles) +
+             "};\n  conv2d_tc<" + lits(p.bm, p.bn) + ">(@0, @1, @2, tc_workspace(ws, p), " +
+             conv_shape_lit(s) + ", p); }";
+    c.launch = k::gemm_tc_launch(p);
+    c.workspace_bytes = k::gemm_tc_workspace_bytes(p);
+  } else {
+    c.call = c.family + "(@0, @1, @2, " + conv_shape_lit(s) + ");";
+    c.launch = k::conv2d_f32_launch(s);
+  }
   c.flops = 2.0 * double(n * c_out * ho * wo * K);
   c.bytes = double(n * (c_in * h * w + c_out * ho * wo) + c_out * K) * double(dtype_bytes(t));
   c.tol = tolerance(t);
@@ -741,6 +760,13 @@ std::vector<CaseFamily> representative_cases() {
     for (Layout in : ins) {
       copy.push_back(copy_case(t, in, Layout::dense, {3, 37, 200}));
       gemm.push_back(gemm_case(t, in, Layout::dense, 2, 130, 136, 72));
+      if (t != DType::f32) // the tensor-core plans: 16, 32, 64 and 128-row tiles, split-K
+        for (const auto& [b, m, n, kk] :
+             {std::array<int64_t, 4>{1, 232, 49, 232}, std::array<int64_t, 4>{1, 24, 300, 200},
+              std::array<int64_t, 4>{3, 10, 100, 40}, std::array<int64_t, 4>{1, 256, 16896, 40}}) {
+          gemm.push_back(gemm_case(t, in, Layout::dense, b, m, n, kk));
+          gemm.back().name += "_m" + std::to_string(m) + "n" + std::to_string(n);
+        }
       for (int64_t m : {1, 4, 16})
         gemv.push_back(gemv_case(t, in, Layout::dense, 1, m, 1000, 1536));
       if (t != DType::f32) // tensor cores: both operands 16-bit; K not a multiple of 8
@@ -762,6 +788,14 @@ std::vector<CaseFamily> representative_cases() {
       window.push_back(depthwise_case(t, in, 2, 8, 33, 35, 3, 1, 1));
       window.push_back(upsample_case(t, in, Layout::dense, 2, 3, 17, 19, 2));
       conv.push_back(conv_case(t, in, 2, 16, 19, 21, 24, 3, 1, 1));
+      if (t != DType::f32) { // 16- and 64-row tiles, stride 2, 1 x 1 and 5 x 5 windows
+        conv.push_back(conv_case(t, in, 1, 3, 40, 38, 8, 3, 2, 1));
+        conv.back().name += "_co8s2";
+        conv.push_back(conv_case(t, in, 2, 40, 9, 11, 100, 1, 1, 0));
+        conv.back().name += "_co100k1";
+        conv.push_back(conv_case(t, in, 1, 12, 14, 14, 70, 5, 1, 2));
+        conv.back().name += "_co70k5";
+      }
     }
     // Stores through mappings.
     for (Layout out : {Layout::transposed, Layout::concat, Layout::concat_last}) {
@@ -814,6 +848,11 @@ std::vector<Case> timed_cases() {
       // and 8 blocks, rows of 49 (not 16-byte aligned).
       gemm_case(h, d, d, 1, 232, 49, 232),
       gemm_case(h, d, d, 1, 1024, 49, 464),
+      // YOLO11n's 3 x 3 convolutions: the neck's 64 -> 64 at 20 x 20 (batch 1), a C3k2 block's
+      // 32 -> 64 at 160 x 160 (batch 16); ShuffleNet's stage-3 depthwise at batch 1.
+      conv_case(h, d, 1, 64, 20, 20, 64, 3, 1, 1),
+      conv_case(h, d, 16, 32, 160, 160, 64, 3, 1, 1),
+      depthwise_case(h, d, 1, 116, 14, 14, 3, 1, 1),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

@@ -39,7 +39,13 @@ TEST_P(CudaKernelsCompile, NvrtcToCubinForSm90a) {
   int spilling = 0;
   for (size_t at = 0; (at = r.log.find("bytes spill stores", at)) != std::string::npos; ++at) {
     const size_t comma = r.log.rfind(", ", at);
-    if (comma != std::string::npos && std::stol(r.log.substr(comma + 2)) > 0) ++spilling;
+    if (comma != std::string::npos && std::stol(r.log.substr(comma + 2)) > 0) {
+      ++spilling;
+      const size_t props = r.log.rfind("Function properties for ", at);
+      if (props != std::string::npos)
+        std::printf("  spills: %s\n",
+                    r.log.substr(props + 24, r.log.find('\n', props) - props - 24).c_str());
+    }
   }
   std::printf("%s: %zu entry points, %zu-byte cubin, %.1f s%s\n", name.c_str(), cases.size(),
               r.cubin.size(), r.seconds,

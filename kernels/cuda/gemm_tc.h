@@ -1,0 +1,382 @@
+// Tensor-core matrix products sized to their shape: C[b, m, n] = sum_k A[b, m, k] * B[b, k, n]
+// for f16 or bf16 operands (mma.sync m16n8k16, f32 accumulators), stored through the output
+// accessor (bias, activation, residual add as its epilogue).
+//
+// The vision models' products are small (ShuffleNet's 232 x 49 x 232, YOLO's 64 x 400 x 576 at
+// batch 1): one 128 x 128 tile left most of the chip idle and walked K serially, at 2-5 % of
+// the tensor cores. So the tile follows the shape (TcPlan): 16, 32, 64 or 128 rows of A for
+// M up to 16, 32, 64 or more (128 only when such tiles still fill the chip twice and K is long
+// enough, 512, to pay for their fill and epilogue), 64 columns (128 with 128 rows), and when the
+// tiles do not fill the chip, K is split over up to one wave of blocks (split-K): each block sums
+// its run of k tiles, parks the partial tile in the workspace, and the last block of the tile (a
+// counter, the only atomic) adds the runs in run order and stores the sum. Within a run the k tiles
+// (32 wide, each two k16 steps) go in turn. The plan is a function of (batch, M, N, K) alone, so
+// the sums' order is too: every strategy gets the same bits.
+//
+// Operands reach shared memory (4 stages, rows padded by 16 bytes: ldmatrix without bank
+// conflicts) through loaders: TileChunks moves 8-element chunks of a rank-3 accessor, by
+// cp.async where ptr() is 16-byte aligned and the run holds the chunk, else as loads held in
+// registers across the tile's products and stored after them; conv.h's gather loader reads a
+// convolution's input as the implicit GEMM's B. The epilogue parks the accumulators in shared
+// memory one warp row at a time and stores pairs of adjacent columns, a warp along one row.
+#pragma once
+
+#include "gemm.h"
+
+namespace vtc::kernels {
+
+// How a product runs: the block tile (bm x bn, warps by tc_warps_m / tc_warps_n) and the
+// split of K into `splits` runs of `k_tiles` tiles of 32 (splits * k_tiles covers K).
+struct TcPlan {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  int64_t bm = 64, bn = 64;
+  int64_t splits = 1, k_tiles = 1;
+};
+
+namespace gemm_tc_config {
+inline constexpr int kBK = 32, kStages = 4;
+inline constexpr int kAPitch = kBK + 8; // elements; +16 bytes a row
+inline constexpr int64_t kMultiprocessors = 132;
+} // namespace gemm_tc_config
+
+VTC_HD constexpr int tc_warps_m(int64_t bm) {
+  return bm <= 16 ? 1 : 2;
+}
+VTC_HD constexpr int tc_warps_n(int64_t bm) {
+  return bm == 32 || bm == 64 ? 2 : 4;
+}
+VTC_HD constexpr int tc_threads(int64_t bm) {
+  return 32 * tc_warps_m(bm) * tc_warps_n(bm);
+}
+// Whether loads that cannot go by cp.async are held in registers across a tile's products.
+VTC_HD constexpr bool tc_holds(int64_t bm) {
+  return bm < 128;
+}
+VTC_HD constexpr unsigned tc_smem_bytes(int64_t bm, int64_t bn) {
+  using namespace gemm_tc_config;
+  return unsigned(kStages * (bm * kAPitch + kBK * (bn + 8)) * 2 + 16); // + the split-K flag
+}
+VTC_HD constexpr int64_t tc_tiles_m(const TcPlan& p) {
+  return cdiv(p.m, p.bm);
+}
+VTC_HD constexpr int64_t tc_tiles_n(const TcPlan& p) {
+  return cdiv(p.n, p.bn);
+}
+
+// The plan of a product (see the top of the file). Batches past 65535 / splits run as a
+// grid-stride loop over batches without split-K.
+VTC_HD constexpr TcPlan plan_gemm_tc(int64_t batch, int64_t m, int64_t n, int64_t k) {
+  using namespace gemm_tc_config;
+  TcPlan p{batch, m, n, k, 64, 64, 1, 1};
+  p.bm = m <= 16 ? 16 : m <= 32 ? 32 : 64;
+  if (m > 64 && k >= 512 && cdiv(m, 128) * cdiv(n, 128) * batch >= 2 * kMultiprocessors) p.bm = 128;
+  p.bn = p.bm == 128 ? 128 : 64;
+  const int64_t blocks = tc_tiles_m(p) * tc_tiles_n(p) * batch;
+  const int64_t tiles = max64(1, cdiv(k, kBK));
+  int64_t splits = 1;
+  if (blocks < kMultiprocessors && tiles >= 4)
+    splits = min64(cdiv(kMultiprocessors, blocks), tiles / 2);
+  if (batch * splits > 65535) splits = 1;
+  p.k_tiles = cdiv(tiles, splits);
+  p.splits = cdiv(tiles, p.k_tiles);
+  return p;
+}
+
+// grid: n tiles, m tiles, batch x splits; 128 threads (256 for 128-row tiles), built for 4
+// blocks a multiprocessor (2 with 256 threads): at most 128 registers a thread.
+VTC_HD constexpr Launch gemm_tc_launch(const TcPlan& p) {
+  const int threads = tc_threads(p.bm);
+  return Launch{{unsigned(tc_tiles_n(p)), unsigned(tc_tiles_m(p)),
+                 unsigned(clamp64(p.batch * p.splits, 1, 65535))},
+                {unsigned(threads), 1, 1},
+                tc_smem_bytes(p.bm, p.bn),
+                threads == 256 ? 2u : 4u};
+}
+
+// Split-K workspace: the runs' partial tiles (f32, [batch][split][m][n]) and a counter per
+// output tile; zero when first used, and the kernel leaves the counters at zero.
+VTC_HD constexpr int64_t gemm_tc_workspace_bytes(const TcPlan& p) {
+  if (p.splits == 1) return 0;
+  return p.batch * p.splits * p.m * p.n * 4 + p.batch * tc_tiles_m(p) * tc_tiles_n(p) * 4;
+}
+
+struct TcWorkspace {
+  float* partial = nullptr;
+  unsigned* counters = nullptr;
+};
+VTC_HD inline TcWorkspace tc_workspace(void* base, const TcPlan& p) {
+  float* partial = static_cast<float*>(base);
+  return TcWorkspace{partial, reinterpret_cast<unsigned*>(
+                                  partial + (p.splits > 1 ? p.batch * p.splits * p.m * p.n : 0))};
+}
+
+} // namespace vtc::kernels
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+namespace vtc::kernels {
+
+namespace cuda {
+
+// The chunks of 8 elements of a R x C tile of a 16-bit operand that thread `tid` of T moves:
+// chunk c = tid + j T, row c / (C / 8), columns (c % (C / 8)) * 8 ... + 7. fetch() starts a
+// tile — cp.async for chunks that can, loads into registers for the others — and put() stores
+// the held ones once the products that read the stage before are done. Without Hold (the
+// 128-row tiles, whose accumulators leave no registers to hold loads across the products),
+// fetch() stores them at once.
+template <int R, int C, int T, bool Hold> struct TileChunks {
+  static constexpr int kChunks = (R * C / 8 + T - 1) / T;
+  unsigned held[kChunks][4];
+  bool pending[kChunks];
+
+  template <class A>
+  __device__ VTC_INLINE void fetch(const A& a, int64_t b, int64_t r0, int64_t c0, int64_t rows,
+                                   int64_t cols, uint16_t* tile, int pitch) {
+    const int tid = int(threadIdx.x);
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+      pending[j] = false;
+      const int c = tid + j * T;
+      if (R * C / 8 % T != 0 && c >= R * C / 8) continue;
+      const int r = c / (C / 8), col = c % (C / 8) * 8;
+      const int64_t row = r0 + r, k = c0 + col;
+      if constexpr (vector_capable<A, 8>) {
+        if (row < rows && k + 8 <= cols) {
+          const auto* p = a.ptr(Index<3>{b, row, k});
+          if (aligned_to(p, 16)) {
+            cp_async16(tile + r * pitch + col, p);
+            continue;
+          }
+        }
+      }
+      pending[j] = true;
+      if constexpr (A::has_ptr && A::contig >= 2) {
+        const int64_t n = min64(8, cols - k);
+        if (row < rows && n > 0 && k / A::contig == (k + n - 1) / A::contig) {
+          const auto* p = a.ptr(Index<3>{b, row, k});
+#pragma unroll
+          for (int u = 0; u < 4; ++u)
+            held[j][u] = unsigned(2 * u < n ? raw_bits(p[2 * u]) : uint16_t(0)) |
+                         unsigned(2 * u + 1 < n ? raw_bits(p[2 * u + 1]) : uint16_t(0)) << 16;
+          continue;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        held[j][u] =
+            unsigned(load_bits(a, Index<3>{b, row, k + 2 * u}, row < rows && k + 2 * u < cols)) |
+            unsigned(
+                load_bits(a, Index<3>{b, row, k + 2 * u + 1}, row < rows && k + 2 * u + 1 < cols))
+                << 16;
+    }
+    if constexpr (!Hold) store(tile, pitch);
+  }
+
+  __device__ VTC_INLINE void put(uint16_t* tile, int pitch) const {
+    if constexpr (Hold) store(tile, pitch);
+  }
+
+  __device__ VTC_INLINE void store(uint16_t* tile, int pitch) const {
+    const int tid = int(threadIdx.x);
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+      if (!pending[j]) continue;
+      const int c = tid + j * T;
+      const int r = c / (C / 8), col = c % (C / 8) * 8;
+      *reinterpret_cast<uint4*>(tile + r * pitch + col) =
+          make_uint4(held[j][0], held[j][1], held[j][2], held[j][3]);
+    }
+  }
+};
+
+// B as a plain rank-3 operand [b, k, n]: the k tile's rows, the block's columns.
+template <class B, int BN, int T, bool Hold> struct MatrixColumns {
+  const B& b;
+  TileChunks<gemm_tc_config::kBK, BN, T, Hold> chunks;
+  __device__ VTC_INLINE void start(int64_t, int64_t) {}
+  __device__ VTC_INLINE void fetch(int64_t bi, int64_t k0, int64_t n0, int64_t K, int64_t N,
+                                   uint16_t* tile) {
+    chunks.fetch(b, bi, k0, n0, K, N, tile, BN + 8);
+  }
+  __device__ VTC_INLINE void put(uint16_t* tile) const { chunks.put(tile, BN + 8); }
+};
+
+// The block's tile of C for batch bi and run `split` of k tiles: A by TileChunks, B by the
+// loader `lb` (start(bi, n0), fetch(bi, k0, n0, K, N, tile), put(tile)); the sums stored
+// through `out`, or with split-K as described at the top of the file.
+template <int BM, int BN, class Out, class A, class BLoader>
+__device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWorkspace ws,
+                                   const TcPlan& p, int64_t bi, int64_t split) {
+  using namespace gemm_tc_config;
+  constexpr int kind = float16_kind<typename A::value_type>;
+  constexpr int WM = tc_warps_m(BM), WN = tc_warps_n(BM), T = 32 * WM * WN;
+  constexpr int TM = BM / WM, TN = BN / WN, MI = TM / 16, NI = TN / 8;
+  constexpr int BPitch = BN + 8, AStage = BM * kAPitch, BStage = kBK * BPitch;
+  static_assert(MI >= 1 && NI % 2 == 0, "warp tiles of 16 rows and 16 columns");
+  extern __shared__ __align__(16) unsigned char vtc_smem[];
+  uint16_t* sa = reinterpret_cast<uint16_t*>(vtc_smem);
+  uint16_t* sb = sa + kStages * AStage;
+  unsigned* flag = reinterpret_cast<unsigned*>(vtc_smem + tc_smem_bytes(BM, BN) - 16);
+  const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int wm = warp / WN, wn = warp % WN;
+  const int64_t M = p.m, N = p.n, K = p.k;
+  const int64_t tile_m = blockIdx.y, tile_n = blockIdx.x;
+  const int64_t m0 = tile_m * BM, n0 = tile_n * BN;
+  const int64_t t_begin = split * p.k_tiles;
+  const int64_t tiles = max64(0, min64(p.k_tiles, cdiv(K, kBK) - t_begin));
+  TileChunks<BM, kBK, T, tc_holds(BM)> la;
+  lb.start(bi, n0);
+
+  auto fetch = [&](int64_t t, int stage) {
+    const int64_t k0 = (t_begin + t) * kBK;
+    la.fetch(a, bi, m0, k0, M, K, sa + stage * AStage, kAPitch);
+    lb.fetch(bi, k0, n0, K, N, sb + stage * BStage);
+  };
+  auto put = [&](int stage) {
+    la.put(sa + stage * AStage, kAPitch);
+    lb.put(sb + stage * BStage);
+  };
+
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        acc[i][j][r] = 0.0f;
+
+  for (int st = 0; st < kStages - 1; ++st) {
+    if (st < tiles) {
+      fetch(st, st);
+      put(st);
+    }
+    cp_async_commit();
+  }
+  for (int64_t t = 0; t < tiles; ++t) {
+    cp_async_wait<kStages - 2>();
+    __syncthreads();
+    const int64_t next = t + kStages - 1;
+    if (next < tiles) fetch(next, int(next % kStages));
+    cp_async_commit();
+    const uint16_t* ta = sa + int(t % kStages) * AStage;
+    const uint16_t* tb = sb + int(t % kStages) * BStage;
+#pragma unroll
+    for (int kk = 0; kk < kBK; kk += 16) {
+      unsigned af[MI][4], bf[NI][2];
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+        ldmatrix_x4(af[mi], ta + (wm * TM + mi * 16 + lane % 16) * kAPitch + kk + lane / 16 * 8);
+#pragma unroll
+      for (int nj = 0; nj < NI / 2; ++nj) {
+        unsigned r[4];
+        ldmatrix_x4_trans(r, tb + (kk + lane % 8 + (lane / 8) % 2 * 8) * BPitch + wn * TN +
+                                 nj * 16 + lane / 16 * 8);
+        bf[2 * nj][0] = r[0];
+        bf[2 * nj][1] = r[1];
+        bf[2 * nj + 1][0] = r[2];
+        bf[2 * nj + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni)
+          mma_m16n8k16<kind>(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
+    }
+    if (next < tiles) put(int(next % kStages));
+  }
+  cp_async_wait<0>();
+  __syncthreads(); // every warp is done with the stages
+
+  // One warp row at a time: its warps park their accumulators (TM x BN floats), then every
+  // thread stores pairs of adjacent columns (or, with split-K, writes them to the workspace).
+  constexpr int kParkPitch = BN + 4;
+  float* park = reinterpret_cast<float*>(vtc_smem);
+  const int64_t splits = p.splits;
+  for (int pass = 0; pass < WM; ++pass) {
+    if (wm == pass) {
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const int r = mi * 16 + lane / 4 + half * 8, c = wn * TN + ni * 8 + lane % 4 * 2;
+            park[r * kParkPitch + c] = acc[mi][ni][2 * half];
+            park[r * kParkPitch + c + 1] = acc[mi][ni][2 * half + 1];
+          }
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (int e = tid; e < TM * BN / 2; e += T) {
+      const int r = e / (BN / 2), c = e % (BN / 2) * 2;
+      const int64_t m = m0 + pass * TM + r, n = n0 + c;
+      if (m >= M || n >= N) continue;
+      const float v[2] = {park[r * kParkPitch + c], park[r * kParkPitch + c + 1]};
+      if (splits == 1) {
+        const Index<3> i{bi, m, n};
+        store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
+      } else {
+        float* dst = ws.partial + ((bi * splits + split) * M + m) * N + n;
+        dst[0] = v[0];
+        if (n + 1 < N) dst[1] = v[1];
+      }
+    }
+    __syncthreads();
+  }
+  if (splits == 1) return;
+
+  // The last run of this tile to finish adds the runs in order and stores the sums.
+  __threadfence();
+  __syncthreads();
+  unsigned* counter = ws.counters + (bi * tc_tiles_m(p) + tile_m) * tc_tiles_n(p) + tile_n;
+  if (tid == 0) *flag = atomicAdd(counter, 1u) == unsigned(splits - 1);
+  __syncthreads();
+  if (*flag) {
+    __threadfence();
+#pragma unroll 1
+    for (int e = tid; e < BM * BN / 2; e += T) {
+      const int r = e / (BN / 2), c = e % (BN / 2) * 2;
+      const int64_t m = m0 + r, n = n0 + c;
+      if (m >= M || n >= N) continue;
+      const float* src = ws.partial + (bi * splits * M + m) * N + n;
+      float v[2] = {ld_cg(src), n + 1 < N ? ld_cg(src + 1) : 0.0f};
+      for (int64_t s = 1; s < splits; ++s) {
+        v[0] += ld_cg(src + s * M * N);
+        if (n + 1 < N) v[1] += ld_cg(src + s * M * N + 1);
+      }
+      const Index<3> i{bi, m, n};
+      store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
+    }
+    if (tid == 0) *counter = 0u;
+  }
+  __syncthreads();
+}
+
+// Blocks walk (batch, split) pairs by grid.z: z = batch * splits + split.
+template <int BM, int BN, class F>
+__device__ VTC_INLINE void tc_for_each_run(const TcPlan& p, F&& f) {
+  const int64_t runs = p.batch * p.splits;
+  for (int64_t z = blockIdx.z; z < runs; z += gridDim.z)
+    f(z / p.splits, z % p.splits);
+}
+
+} // namespace cuda
+
+// The tensor-core kernel (A and B both f16 or both bf16), BM x BN the plan's tile. Launch:
+// gemm_tc_launch(plan); workspace gemm_tc_workspace_bytes(plan).
+template <int BM, int BN, class Out, class A, class B>
+__device__ void gemm_tc(Out out, A a, B b, TcWorkspace ws, TcPlan p) {
+  using namespace cuda;
+  constexpr int kind = float16_kind<typename A::value_type>;
+  static_assert(Out::rank == 3 && A::rank == 3 && B::rank == 3, "gemm_tc: rank-3 accessors");
+  static_assert(kind != 0 && kind == float16_kind<typename B::value_type>,
+                "gemm_tc: A and B both f16 or both bf16");
+  MatrixColumns<B, BN, tc_threads(BM), tc_holds(BM)> lb{b};
+  tc_for_each_run<BM, BN>(
+      p, [&](int64_t bi, int64_t split) { tc_tile<BM, BN>(out, a, lb, ws, p, bi, split); });
+}
+
+} // namespace vtc::kernels
+
+#endif

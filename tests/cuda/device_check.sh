@@ -13,8 +13,10 @@
 #   full         the same at full size, batch 1: models_full.txt
 #   sanitize     compute-sanitizer memcheck and racecheck over `vtc run --target cuda` of every
 #                small model: sanitize.txt
-#   bench        `vtc bench --target cuda` of the five workloads at full size, batch 1:
-#                bench_cuda.txt
+#   bench        `vtc bench --target cuda` of the workloads at full size (every batch of
+#                $VTC_BATCHES, default 1; strategies $VTC_STRATEGIES, default none,type1,greedy),
+#                each model compiled first, several at a time: bench_cuda.txt, and each model's
+#                figures with every step's time as bench/<model>.json
 #   index        run-time index checks on the device: the small Llama layer with an
 #                out-of-range position gives the reference interpreter's error on cuda, and
 #                the runtime tests' cuda cases (IndexCheckTest, $VTC_RUNTIME_TESTS if given):
@@ -127,12 +129,31 @@ for part in "${parts[@]}"; do
   bench)
     log=$out/bench_cuda.txt
     : >"$log"
-    for w in llama3_layer gemma2_local efficientvit yolo11n shufflenet_v2; do
-      for m in $(models_of full | grep "/${w}_full_"); do
-        echo "== $(basename "$m")" >>"$log"
-        # shellcheck disable=SC2046
-        "$vtc" bench "$m" --target cuda --cache-dir "$cache" $(donate_flags "$m") --repeat 50 >>"$log" 2>&1
-      done
+    mkdir -p "$out/bench"
+    strategies=${VTC_STRATEGIES:-none,type1,greedy}
+    dir=$work/models-bench-$(echo "${VTC_DTYPES:-all}-${VTC_ONLY:-all}-${VTC_BATCHES:-1}" | tr ' ,' '__')
+    if [ ! -d "$dir" ]; then
+      # shellcheck disable=SC2086
+      python3 "$root/models/generate.py" --out "$dir" --size full --batch "${VTC_BATCHES:-1}" \
+        --dtype "${VTC_DTYPES:-f32,f16,bf16}" \
+        --only ${VTC_ONLY:-llama3_layer gemma2_local efficientvit yolo11n shufflenet_v2} \
+        >"$out/generate_bench.txt" 2>&1 || { note "generate bench: FAILED"; exit 1; }
+    fi
+    export vtc cache strategies
+    start=$SECONDS
+    # NVRTC is the slow part: four models compile at once, then each is timed alone.
+    ls "$dir"/*.onnx | xargs -P 4 -I{} bash -c '
+      m={}; d=""
+      case $(basename "$m") in llama3_*|gemma2_*) d="--donate past_k --donate past_v" ;; esac
+      "$vtc" compile "$m" --target cuda --cache-dir "$cache" --strategies "$strategies" -q $d \
+        >/dev/null 2>&1 || echo "compile $(basename "$m"): FAILED"' >>"$log"
+    note "bench compile: $((SECONDS - start)) s"
+    for m in "$dir"/*.onnx; do
+      n=$(basename "$m" .onnx)
+      echo "== $n" >>"$log"
+      # shellcheck disable=SC2046
+      "$vtc" bench "$m" --target cuda --cache-dir "$cache" $(donate_flags "$m") --repeat 50 \
+        --strategies "$strategies" --top 15 --json "$out/bench/$n.json" >>"$log" 2>&1
     done
     note "bench cuda: $(grep -c '^bench:' "$log") models timed (bench_cuda.txt)"
     ;;

@@ -1,10 +1,12 @@
 // `vtc info MODEL`: what a model holds — inputs, outputs, ops by kind, and every
-// data-movement node with its shapes and the bytes it would move as a copy kernel.
+// data-movement node with its shapes and the bytes it would move as a copy kernel; the
+// arithmetic of its matrix products and convolutions.
 #include <fmt/core.h>
 #include <map>
 
 #include "commands.h"
 #include "frontend/onnx_import.h"
+#include "ops/matrix_flops.h"
 #include "ops/movement_bytes.h"
 #include "ops/op_registry.h"
 #include "session_cli.h"
@@ -56,6 +58,10 @@ int info(const std::string& path, const ImportOptions& import) {
       ++weights;
     }
   fmt::print("  constants: {} ({})\n", weights, human_bytes(weight_bytes));
+  int64_t flops = 0;
+  for (const auto& n : g.nodes())
+    flops += matrix_flops(*n);
+  fmt::print("  matrix flops: {} ({:.3f} GFLOP: MatMul, Gemm, Conv)\n", flops, double(flops) / 1e9);
 
   std::map<std::string, int> count;
   for (const auto& n : g.nodes())

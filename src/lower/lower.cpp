@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "ops/matrix_flops.h"
 #include "ops/movement_bytes.h"
 #include "passes/fusion.h"
 #include "vtc/error.h"
@@ -298,6 +299,8 @@ private:
       s.bytes += moved_bytes(v);
     for (const Value* v : k.outputs)
       s.bytes += moved_bytes(v);
+    for (const Node* n : k.nodes)
+      s.flops += matrix_flops(*n);
     if (!o_.generates_kernel || o_.generates_kernel(k)) {
       s.kind = StepKind::kernel;
       s.kernel = k;

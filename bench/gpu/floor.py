@@ -52,9 +52,24 @@ def value_bytes(info) -> int:
     return tensor_bytes(t.elem_type, dims)
 
 
+def inferred_outputs(model) -> dict:
+    """The graph outputs as ONNX shape inference gives them from the inputs' static shapes,
+    their declared shapes dropped (an exporter may name an output's dimensions although the
+    inputs fix them)."""
+    import onnx
+    from onnx import shape_inference
+
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    for o in m.graph.output:
+        o.type.tensor_type.ClearField("shape")
+    return {o.name: o for o in shape_inference.infer_shapes(m).graph.output}
+
+
 def model_bytes(path: str, aliases: dict[str, str]) -> FloorBytes:
     """The bytes of `path`'s weights (initializers and Constant nodes), inputs and outputs;
-    outputs named in `aliases` (output -> donated input) are not counted."""
+    outputs named in `aliases` (output -> donated input) are not counted. An output whose
+    declared shape is symbolic is sized by shape inference."""
     import onnx
 
     model = onnx.load(path, load_external_data=False)
@@ -67,7 +82,17 @@ def model_bytes(path: str, aliases: dict[str, str]) -> FloorBytes:
                 if a.name == "value":
                     weights += tensor_bytes(a.t.data_type, list(a.t.dims))
     inputs = sum(value_bytes(i) for i in g.input if i.name not in initializers)
-    outputs = sum(value_bytes(o) for o in g.output if o.name not in aliases)
+    outputs, inferred = 0, None
+    for o in g.output:
+        if o.name in aliases:
+            continue
+        try:
+            outputs += value_bytes(o)
+        except ValueError:
+            inferred = inferred if inferred is not None else inferred_outputs(model)
+            if o.name not in inferred:
+                raise
+            outputs += value_bytes(inferred[o.name])
     return FloorBytes(weights, inputs, outputs)
 
 

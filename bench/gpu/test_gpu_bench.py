@@ -101,6 +101,19 @@ class FloorTest(unittest.TestCase):
             self.assertEqual(b.outputs, 2 * 8 * 2)  # present_k is past_k's buffer
             self.assertEqual(floor.model_bytes(path, {}).outputs, 2 * 8 * 2 + 256 * 2)
 
+    def test_model_bytes_sizes_symbolic_outputs_by_inference(self):
+        import onnx
+        from onnx import TensorProto, helper
+
+        g = helper.make_graph(
+            [helper.make_node("Relu", ["x"], ["y"])], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [2, 3, 5])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT16, ["Addy_dim_0", 3, 5])])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.onnx")
+            onnx.save(helper.make_model(g), path)
+            self.assertEqual(floor.model_bytes(path, {}).outputs, 2 * 3 * 5 * 2)
+
     def test_program_flops(self):
         self.assertEqual(floor.program_flops(vtc_json()["strategies"]["greedy"]), 8_000_000)
 

@@ -111,6 +111,83 @@ VTC_HD inline AttentionWorkspace attention_workspace(void* base, const DecodeAtt
 
 namespace vtc::kernels {
 
+namespace cuda {
+
+// Softmax over a chunk's n logits ss[h][0 .. n) of each of the G heads (pitch `chunk`), by
+// the block: their max, then exp(s - max) in place and its sum, in mh[h] and lh[h].
+template <int G>
+__device__ VTC_INLINE void chunk_softmax(float* ss, int64_t n, int64_t chunk, float* mh, float* lh,
+                                         float* scratch) {
+  using namespace attention_config;
+  const int tid = int(threadIdx.x);
+  for (int h = 0; h < G; ++h) {
+    float mx = neg_inf();
+    for (int64_t j = tid; j < n; j += kThreads)
+      mx = max_nan(mx, ss[h * chunk + j]);
+    mx = block_reduce(mx, Max{}, scratch);
+    float sum = 0.0f;
+    for (int64_t j = tid; j < n; j += kThreads) {
+      const float e = mx == neg_inf() ? 0.0f : expf(ss[h * chunk + j] - mx);
+      ss[h * chunk + j] = e;
+      sum += e;
+    }
+    sum = block_reduce(sum, Add{}, scratch);
+    if (tid == 0) {
+      mh[h] = mx;
+      lh[h] = sum;
+    }
+  }
+  __syncthreads();
+}
+
+// The end of a block of split-KV decode attention with several chunks: its heads' max and sum
+// join the weighted values it wrote to ws.partial, and the last block of (bi, cache head g) to
+// finish (a counter, the only atomic) combines the chunks in chunk order and stores O.
+template <int G, class O>
+__device__ VTC_INLINE void
+attention_combine(const O& o, AttentionWorkspace ws, const DecodeAttentionShape& s, int64_t bi,
+                  int64_t g, int64_t c, const float* mh, const float* lh, unsigned* flag) {
+  using namespace attention_config;
+  const int tid = int(threadIdx.x);
+  const int64_t Dv = s.dv, H = s.heads, h0 = g * G, chunks = attention_chunks(s), groups = H / G;
+  if (tid < G) {
+    float* part = ws.partial + ((bi * H + h0 + tid) * chunks + c) * (Dv + 2);
+    part[0] = mh[tid];
+    part[1] = lh[tid];
+  }
+  __threadfence();
+  __syncthreads();
+  unsigned* counter = ws.counters + bi * groups + g;
+  if (tid == 0) *flag = atomicAdd(counter, 1u) == unsigned(chunks - 1);
+  __syncthreads();
+  if (*flag) {
+    __threadfence();
+    for (int64_t idx = tid; idx < G * Dv; idx += kThreads) {
+      const int64_t h = idx / Dv, e = idx % Dv;
+      const float* part = ws.partial + (bi * H + h0 + h) * chunks * (Dv + 2);
+      float mx = neg_inf();
+      for (int64_t cc = 0; cc < chunks; ++cc)
+        mx = max_nan(mx, ld_cg(part + cc * (Dv + 2)));
+      float res = 0.0f;
+      if (mx != neg_inf()) {
+        float sum = 0.0f, r = 0.0f;
+        for (int64_t cc = 0; cc < chunks; ++cc) {
+          const float* pc = part + cc * (Dv + 2);
+          const float f = expf(ld_cg(pc) - mx);
+          sum = fmaf(ld_cg(pc + 1), f, sum);
+          r = fmaf(ld_cg(pc + 2 + e), f, r);
+        }
+        res = r / sum;
+      }
+      o.store(Index<3>{bi, h0 + h, e}, res);
+    }
+    if (tid == 0) *counter = 0u;
+  }
+  __syncthreads();
+}
+
+} // namespace cuda
+
 // G: the group size s.group, known when the code is generated. Mask: a [B, H, L] reader or
 // NoOperand. Launch: decode_attention_launch.
 template <int G, class O, class Q, class K, class V, class Mask = NoOperand>
@@ -124,7 +201,7 @@ __device__ void decode_attention(O o, Q q, K k, V v, AttentionWorkspace ws, Deco
   constexpr int U = G <= 8 ? 4 : 2; // key rows in flight per thread
   extern __shared__ __align__(16) unsigned char vtc_smem[];
   const int64_t D = s.d, Dv = s.dv, H = s.heads, chunk = s.chunk;
-  const int64_t chunks = attention_chunks(s), groups = H / G;
+  const int64_t chunks = attention_chunks(s);
   float* qs = reinterpret_cast<float*>(vtc_smem); // [G][D]
   float* ss = qs + G * D;                         // [G][chunk]
   float* red = ss + G * chunk;                    // [kThreads * 8 / cols][G][cols]
@@ -189,25 +266,7 @@ __device__ void decode_attention(O o, Q q, K k, V v, AttentionWorkspace ws, Deco
     }
     __syncthreads();
 
-    // Softmax over the chunk, per head: max, then exp(s - max) and its sum.
-    for (int h = 0; h < G; ++h) {
-      float mx = neg_inf();
-      for (int64_t j = tid; j < n; j += kThreads)
-        mx = max_nan(mx, ss[h * chunk + j]);
-      mx = block_reduce(mx, Max{}, scratch);
-      float sum = 0.0f;
-      for (int64_t j = tid; j < n; j += kThreads) {
-        const float e = mx == neg_inf() ? 0.0f : expf(ss[h * chunk + j] - mx);
-        ss[h * chunk + j] = e;
-        sum += e;
-      }
-      sum = block_reduce(sum, Add{}, scratch);
-      if (tid == 0) {
-        mh[h] = mx;
-        lh[h] = sum;
-      }
-    }
-    __syncthreads();
+    chunk_softmax<G>(ss, n, chunk, mh, lh, scratch);
 
     // Weighted values: T2 lanes per value row (8 columns a lane), kThreads / T2 key slices.
     {
@@ -267,42 +326,7 @@ __device__ void decode_attention(O o, Q q, K k, V v, AttentionWorkspace ws, Deco
       }
     }
 
-    if (chunks > 1) {
-      if (tid < G) {
-        float* part = ws.partial + ((bi * H + h0 + tid) * chunks + c) * (Dv + 2);
-        part[0] = mh[tid];
-        part[1] = lh[tid];
-      }
-      __threadfence();
-      __syncthreads();
-      unsigned* counter = ws.counters + bi * groups + g;
-      if (tid == 0) *flag = atomicAdd(counter, 1u) == unsigned(chunks - 1);
-      __syncthreads();
-      if (*flag) {
-        __threadfence();
-        for (int64_t idx = tid; idx < G * Dv; idx += kThreads) {
-          const int64_t h = idx / Dv, e = idx % Dv;
-          const float* part = ws.partial + (bi * H + h0 + h) * chunks * (Dv + 2);
-          float mx = neg_inf();
-          for (int64_t cc = 0; cc < chunks; ++cc)
-            mx = max_nan(mx, ld_cg(part + cc * (Dv + 2)));
-          float res = 0.0f;
-          if (mx != neg_inf()) {
-            float sum = 0.0f, r = 0.0f;
-            for (int64_t cc = 0; cc < chunks; ++cc) {
-              const float* pc = part + cc * (Dv + 2);
-              const float f = expf(ld_cg(pc) - mx);
-              sum = fmaf(ld_cg(pc + 1), f, sum);
-              r = fmaf(ld_cg(pc + 2 + e), f, r);
-            }
-            res = r / sum;
-          }
-          o.store(Index<3>{bi, h0 + h, e}, res);
-        }
-        if (tid == 0) *counter = 0u;
-      }
-      __syncthreads();
-    }
+    if (chunks > 1) attention_combine<G>(o, ws, s, bi, g, c, mh, lh, flag);
   }
 }
 

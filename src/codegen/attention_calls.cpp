@@ -1,5 +1,6 @@
 // Kernel calls of attention kernels (attention_pattern.h): decode (one query token) and
-// prefill attention of kernels/cpu/attention.h and kernels/cuda/attention.h over accessors.
+// prefill attention of kernels/cpu/attention.h and kernels/cuda (attention.h,
+// decode_attention_tiled.h, prefill_attention.h) over accessors.
 // Q is read as the kernel computes it (a RoPE prologue) or as stored; K through the mapping
 // of K^T with its last two dimensions swapped (swap_last_two), so a K cache reached by
 // Transpose, Reshape and the grouped-query Expand is read in place, a row at a time; V and the
@@ -9,6 +10,7 @@
 
 #include "codegen/kernel_calls.h"
 #include "kernels/cuda/attention.h"
+#include "kernels/cuda/decode_attention_tiled.h"
 #include "kernels/cuda/prefill_attention.h"
 #include "mapping/transposed_operand.h"
 #include "passes/attention_pattern.h"
@@ -122,15 +124,25 @@ std::vector<KernelCall> attention_calls(KernelContext& c) {
     const std::string params =
         "AttentionParams{float(" + literal(p->scale) + "), float(" + literal(p->softcap) + "), -1}";
     if (decode) {
-      const kernels::DecodeAttentionShape s = cuda_decode_shape(*p);
+      // K and V streamed through shared memory where the shape allows (decode_attention_tiled.h),
+      // else a few rows a thread in flight; the shape alone decides.
+      const int64_t group = cuda_group(*p);
+      const bool tiled = p->kt->type.dtype == p->v->type.dtype &&
+                         kernels::decode_attention_tiled_supported(p->d, p->dv, group);
+      const int64_t element_bytes = int64_t(dtype_size(p->v->type.dtype));
+      const kernels::DecodeAttentionShape s =
+          tiled ? kernels::make_decode_attention_tiled_shape(p->batch, p->heads, p->kv_len, p->d,
+                                                             p->dv, group)
+                : cuda_decode_shape(*p);
       const std::string shape = "DecodeAttentionShape{" +
                                 list({s.batch, s.heads, s.kv_len, s.d, s.dv, s.group, s.chunk}) +
                                 "}";
-      KernelCall call{"decode_attention",
+      KernelCall call{tiled ? "decode_attention_tiled" : "decode_attention",
                       {std::to_string(s.group)},
                       {O.init, Q.init, K.init, V.init, "attention_workspace(ws, " + shape + ")",
                        shape, params, mask}};
-      call.launch = kernels::decode_attention_launch(s);
+      call.launch = tiled ? kernels::decode_attention_tiled_launch(s, element_bytes)
+                          : kernels::decode_attention_launch(s);
       call.workspace_bytes = kernels::attention_workspace_bytes(s);
       return {call};
     }

@@ -11,6 +11,7 @@
 #include "kernels/common/scalar_types.h"
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/conv.h"
+#include "kernels/cuda/decode_attention_tiled.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemm_tc.h"
@@ -285,6 +286,7 @@ std::string translation_unit(const std::vector<Case>& cases) {
   std::ostringstream os;
   os << "#include \"kernels/cuda/attention.h\"\n"
         "#include \"kernels/cuda/conv.h\"\n"
+        "#include \"kernels/cuda/decode_attention_tiled.h\"\n"
         "#include \"kernels/cuda/elementwise.h\"\n"
         "#include \"kernels/cuda/gemm.h\"\n"
         "#include \"kernels/cuda/gemv.h\"\n"
@@ -483,6 +485,29 @@ Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv
     return attention_reference(x, (b * heads + h) * d, (b * hkv + hk) * kv_len * d, keys, d, e,
                                scale, softcap, -1);
   };
+  return c;
+}
+
+Case attention_tiled_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len,
+                          int64_t d, int64_t group, int64_t valid, float softcap) {
+  Case c = attention_case(t, in, batch, heads, kv_len, d, group, valid, softcap);
+  c.name = "decode_attention_tiled_g" + std::to_string(group) + suffix(t, in, Layout::dense);
+  c.group = "attention_tiled_" + std::string(dtype_name(t)) +
+            shape_key({batch, heads, kv_len, d, group, valid});
+  const k::DecodeAttentionShape s =
+      k::make_decode_attention_tiled_shape(batch, heads, kv_len, d, d, group);
+  const float scale = 1.0f / std::sqrt(float(d));
+  char lit[96];
+  std::snprintf(lit, sizeof lit, "AttentionParams{%.9ef, %.9ef, %lld}", double(scale),
+                double(softcap), (long long)valid);
+  std::ostringstream call;
+  call << "{ const DecodeAttentionShape s{"
+       << lits(s.batch, s.heads, s.kv_len, s.d, s.dv, s.group, s.chunk)
+       << "};\n  decode_attention_tiled<" << group
+       << ">(@0, @1, @2, @3, attention_workspace(ws, s), s, " << lit << "); }";
+  c.call = call.str();
+  c.launch = k::decode_attention_tiled_launch(s, int64_t(dtype_bytes(t)));
+  c.workspace_bytes = k::attention_workspace_bytes(s);
   return c;
 }
 
@@ -774,6 +799,13 @@ std::vector<CaseFamily> representative_cases() {
           gemv.push_back(gemv_tc_case(t, in, Layout::dense, 2, m, 1000, 1539));
       if (in != Layout::concat_last) {
         attention.push_back(attention_case(t, in, 2, 8, 700, 128, 4, 650, 0.0f));
+        // Streamed through shared memory: a partial last tile, fewer valid keys than the
+        // cache, a head size that leaves lanes idle (96), and one chunk.
+        attention.push_back(attention_tiled_case(t, in, 2, 8, 700, 128, 4, 650, 0.0f));
+        attention.push_back(attention_tiled_case(t, in, 1, 4, 300, 96, 2, -1, 0.0f));
+        attention.back().name += "_d96";
+        attention.push_back(attention_tiled_case(t, in, 1, 2, 100, 256, 2, -1, 30.0f));
+        attention.back().name += "_d256";
         attention.push_back(prefill_attention_case(t, in, 2, 4, 37, 100, 64, 2, 0.0f, true));
       }
       rows.push_back(softmax_case(t, in, Layout::dense, 5, 1000, false));
@@ -853,6 +885,11 @@ std::vector<Case> timed_cases() {
       conv_case(h, d, 1, 64, 20, 20, 64, 3, 1, 1),
       conv_case(h, d, 16, 32, 160, 160, 64, 3, 1, 1),
       depthwise_case(h, d, 1, 116, 14, 14, 3, 1, 1),
+      // timed10 and timed11 with K and V streamed through shared memory.
+      attention_tiled_case(bf, d, 1, 32, 4096, 128, 4, -1, 0.0f),
+      attention_tiled_case(bf, d, 16, 32, 4096, 128, 4, -1, 0.0f),
+      // Gemma-2-9B at batch 16: 16 heads of 256 over 8 cache heads, 4096 keys.
+      attention_tiled_case(bf, d, 16, 16, 4096, 256, 2, -1, 50.0f),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

@@ -3,6 +3,7 @@
 // buffers give the same text: each distinct text becomes one kernel, its types in a namespace
 // of their own, and every step running it passes its own table. A program always gives the
 // same text (and cache key), and a deeper stack of identical layers gives the same text too.
+// A part of the entry points compiled apart carries only its own kernels' definitions.
 #include "codegen/translation_unit.h"
 
 #include <map>
@@ -94,11 +95,16 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
     const std::string name = "vtc_kernel_" + std::to_string(it->second);
     const std::string scope = "vtc_k" + std::to_string(it->second);
     tu.entries.push_back(name);
-    if (fresh) defs += "namespace " + scope + " {\n" + code.defs + "} // namespace " + scope + "\n";
+    if (fresh) {
+      tu.kernel_defs.push_back("namespace " + scope + " {\n" + code.defs + "} // namespace " +
+                               scope + "\n");
+      defs += tu.kernel_defs.back();
+    }
     if (!dialect.entry_per_call()) {
       if (fresh) {
         tu.entry_texts.push_back(dialect.entry(name, entry_body(scope, code, nullptr), nullptr));
         tu.entry_names.push_back(name);
+        tu.entry_kernels.push_back(it->second);
         bodies += tu.entry_texts.back();
       }
       continue;
@@ -110,6 +116,7 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
         tu.entry_texts.push_back(
             dialect.entry(launch.entry, entry_body(scope, code, &call), &call));
         tu.entry_names.push_back(launch.entry);
+        tu.entry_kernels.push_back(it->second);
         bodies += tu.entry_texts.back();
       }
       tu.launches[s].push_back(std::move(launch));
@@ -117,9 +124,26 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
   }
   tu.kernels = int(kernel_of_text.size());
   if (features.openblas) tu.libraries.push_back("openblas");
-  tu.header = dialect.preamble(features) + "\nnamespace {\n" + defs + "} // namespace\n\n";
+  tu.preamble = dialect.preamble(features);
+  tu.header = tu.preamble + "\nnamespace {\n" + defs + "} // namespace\n\n";
   tu.source = tu.header + bodies;
   return tu;
+}
+
+std::string part_source(const TranslationUnit& unit, size_t first, size_t end) {
+  VTC_CHECK(unit.entry_kernels.size() == unit.entry_texts.size() && end <= unit.entry_texts.size())
+      << "part_source: entries [" << first << ", " << end << ") of " << unit.entry_texts.size();
+  std::string defs;
+  int last = -1; // a kernel's entry points are consecutive (one per call on a GPU)
+  for (size_t k = first; k < end; ++k)
+    if (unit.entry_kernels[k] != last) {
+      last = unit.entry_kernels[k];
+      defs += unit.kernel_defs.at(size_t(last));
+    }
+  std::string source = unit.preamble + "\nnamespace {\n" + defs + "} // namespace\n\n";
+  for (size_t k = first; k < end; ++k)
+    source += unit.entry_texts[k];
+  return source;
 }
 
 } // namespace vtc

@@ -29,6 +29,12 @@ struct TranslationUnit {
   std::string header;
   std::vector<std::string> entry_texts;
   std::vector<std::string> entry_names;
+  // The same by kernel, so that a part of the entry points needs only its own kernels'
+  // definitions (part_source): the dialect's preamble, each distinct kernel's accessor
+  // definitions (its namespace), and per entry point the kernel it belongs to.
+  std::string preamble;
+  std::vector<std::string> kernel_defs;
+  std::vector<int> entry_kernels;
   // Per step of the program: its entry point, "" if none. Steps whose kernels differ only in
   // their buffers share one.
   std::vector<std::string> entries;
@@ -43,5 +49,9 @@ struct TranslationUnit {
 };
 
 TranslationUnit generate_translation_unit(const Program& p, const Dialect& dialect);
+
+// The source of entry points [first, end) of `unit` compiled apart: the preamble, the
+// definitions of the kernels those entry points belong to, and their texts.
+std::string part_source(const TranslationUnit& unit, size_t first, size_t end);
 
 } // namespace vtc

@@ -23,13 +23,10 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
   }
   for (size_t first = 0; first < unit.entry_texts.size(); first += kKernelsPerCpuPart) {
     const size_t end = std::min(unit.entry_texts.size(), first + kKernelsPerCpuPart);
-    std::string source = unit.header;
     out.entries.emplace_back();
-    for (size_t k = first; k < end; ++k) {
-      source += unit.entry_texts[k];
+    for (size_t k = first; k < end; ++k)
       out.entries.back().push_back(unit.entry_names.at(k));
-    }
-    sources.push_back(std::move(source));
+    sources.push_back(part_source(unit, first, end));
   }
   jit::CompileOptions part = options;
   part.libraries.insert(part.libraries.end(), unit.libraries.begin(), unit.libraries.end());

@@ -1,6 +1,6 @@
 // A cpu translation unit compiled in parts, side by side: the distinct kernels are cut into
-// parts of a few — each the unit's header (preamble and accessor definitions) and its kernels'
-// entry points — and each part is compiled into a shared object of its own, cached on its own
+// parts of a few — each the preamble, its kernels' accessor definitions and entry points
+// (part_source) — and each part is compiled into a shared object of its own, cached on its own
 // (host_compiler.h). A model of many kernels so keeps every core busy, and the progress line
 // counts kernels compiled of all. The cut depends on the unit alone, so the same unit hits the
 // same cache entries on every machine. A unit without entry texts (written by hand) is one part.

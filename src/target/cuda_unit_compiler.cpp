@@ -24,13 +24,10 @@ CompiledCudaUnit compile_cuda_unit(const TranslationUnit& unit, const jit::Nvrtc
   std::vector<std::string> sources;
   for (size_t first = 0; first < names.size(); first += kEntriesPerCudaPart) {
     const size_t end = std::min(names.size(), first + kEntriesPerCudaPart);
-    std::string source = unit.header;
     out.entries.emplace_back();
-    for (size_t k = first; k < end; ++k) {
-      source += unit.entry_texts[k];
+    for (size_t k = first; k < end; ++k)
       out.entries.back().push_back(names[k]);
-    }
-    sources.push_back(std::move(source));
+    sources.push_back(part_source(unit, first, end));
   }
   out.parts.resize(sources.size());
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());

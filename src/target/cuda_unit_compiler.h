@@ -1,10 +1,9 @@
 // A cuda translation unit compiled in parts, in parallel: NVRTC compiles one program on one
 // thread, and a model's tensor-core kernels take seconds each to optimise, so the entry
-// points are cut into parts of a few kernels — each the unit's header (preamble and
-// accessor definitions, cheap to parse; only what a part's kernels instantiate is compiled)
-// and its entry points — compiled side by side, each cached on its own (nvrtc_compiler.h).
-// The cut depends on the unit alone, so the same unit hits the same cache entries on every
-// machine.
+// points are cut into parts of a few kernels — each the preamble, the accessor definitions of
+// its own kernels and their entry points (part_source) — compiled side by side, each cached on
+// its own (nvrtc_compiler.h). The cut depends on the unit alone, so the same unit hits the same
+// cache entries on every machine.
 #pragma once
 
 #include <vector>
@@ -27,7 +26,7 @@ struct CompiledCudaUnit {
 // Entry points per part.
 inline constexpr size_t kEntriesPerCudaPart = 4;
 
-// Compiles `unit`'s entry points (unit.header and unit.entry_texts) to cubins with
+// Compiles `unit`'s entry points (part_source of each part) to cubins with
 // `options`, on up to `threads` threads (0: one per core). Throws what nvrtc_compile throws
 // for the first part that fails.
 // Parts compiled so far are counted on `progress` when given.

@@ -448,6 +448,19 @@ double attention_reference(const Inputs& x, int64_t q_at, int64_t kv_at, int64_t
   return keys > 0 ? r / sum : 0.0;
 }
 
+// The call of a decode attention kernel (`function`<G>) of shape s in a test unit.
+std::string decode_attention_call(const std::string& function, const k::DecodeAttentionShape& s,
+                                  float scale, float softcap, int64_t valid) {
+  char lit[96];
+  std::snprintf(lit, sizeof lit, "AttentionParams{%.9ef, %.9ef, %lld}", double(scale),
+                double(softcap), (long long)valid);
+  std::ostringstream call;
+  call << "{ const DecodeAttentionShape s{"
+       << lits(s.batch, s.heads, s.kv_len, s.d, s.dv, s.group, s.chunk) << "};\n  " << function
+       << "<" << s.group << ">(@0, @1, @2, @3, attention_workspace(ws, s), s, " << lit << "); }";
+  return call.str();
+}
+
 } // namespace
 
 Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len, int64_t d,
@@ -466,14 +479,7 @@ Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv
   const k::DecodeAttentionShape s =
       k::make_decode_attention_shape(batch, heads, kv_len, d, d, group);
   const float scale = 1.0f / std::sqrt(float(d));
-  char lit[96];
-  std::snprintf(lit, sizeof lit, "AttentionParams{%.9ef, %.9ef, %lld}", double(scale),
-                double(softcap), (long long)valid);
-  std::ostringstream call;
-  call << "{ const DecodeAttentionShape s{"
-       << lits(s.batch, s.heads, s.kv_len, s.d, s.dv, s.group, s.chunk) << "};\n  decode_attention<"
-       << group << ">(@0, @1, @2, @3, attention_workspace(ws, s), s, " << lit << "); }";
-  c.call = call.str();
+  c.call = decode_attention_call("decode_attention", s, scale, softcap, valid);
   c.launch = k::decode_attention_launch(s);
   c.workspace_bytes = k::attention_workspace_bytes(s);
   const int64_t keys = valid < 0 ? kv_len : std::min(valid, kv_len);
@@ -496,16 +502,8 @@ Case attention_tiled_case(DType t, Layout in, int64_t batch, int64_t heads, int6
             shape_key({batch, heads, kv_len, d, group, valid});
   const k::DecodeAttentionShape s =
       k::make_decode_attention_tiled_shape(batch, heads, kv_len, d, d, group);
-  const float scale = 1.0f / std::sqrt(float(d));
-  char lit[96];
-  std::snprintf(lit, sizeof lit, "AttentionParams{%.9ef, %.9ef, %lld}", double(scale),
-                double(softcap), (long long)valid);
-  std::ostringstream call;
-  call << "{ const DecodeAttentionShape s{"
-       << lits(s.batch, s.heads, s.kv_len, s.d, s.dv, s.group, s.chunk)
-       << "};\n  decode_attention_tiled<" << group
-       << ">(@0, @1, @2, @3, attention_workspace(ws, s), s, " << lit << "); }";
-  c.call = call.str();
+  c.call = decode_attention_call("decode_attention_tiled", s, 1.0f / std::sqrt(float(d)), softcap,
+                                 valid);
   c.launch = k::decode_attention_tiled_launch(s, int64_t(dtype_bytes(t)));
   c.workspace_bytes = k::attention_workspace_bytes(s);
   return c;

@@ -5,6 +5,7 @@ a one-line error. On cpu the shared object is built once and found the second ti
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 
@@ -43,6 +44,7 @@ def main() -> int:
 
     # cpu: built once, then found.
     cpu_cache = os.path.join(args.work, "cpu-cache")
+    shutil.rmtree(cpu_cache, ignore_errors=True)  # an earlier run's entries would be found
     first = vtc(args, "compile", model, "--cache-dir", cpu_cache, "--quiet")
     second = vtc(args, "compile", model, "--cache-dir", cpu_cache, "--quiet")
     print(first.stdout.strip(), "|", second.stdout.strip())
@@ -58,6 +60,7 @@ def main() -> int:
 
     # cuda for sm_90a, no GPU needed.
     cuda_cache = os.path.join(args.work, "cuda-cache")
+    shutil.rmtree(cuda_cache, ignore_errors=True)
     flags = ["--target", "cuda", "--arch", "sm_90a", "--cuda-driver", "13000",
              "--strategies", "none,greedy", "--cache-dir", cuda_cache, "--quiet"]
     first = vtc(args, "compile", model, *flags)

@@ -40,6 +40,9 @@ template <typename V> inline V vtc_div(V a, V b) {
 inline double vtc_exp(double x) { return std::exp(x); }
 [[gnu::always_inline]] inline float vtc_sigmoid(float x) { return 1.0f / (1.0f + exp_fast(-x)); }
 inline double vtc_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+template <typename V> [[gnu::always_inline]] inline V vtc_tanh(V x) { return tanh_fast(x); }
+template <typename V> [[gnu::always_inline]] inline V vtc_erf(V x) { return erf_fast(x); }
+template <typename V> [[gnu::always_inline]] inline V vtc_log(V x) { return log_fast(x); }
 } // namespace
 )";
 

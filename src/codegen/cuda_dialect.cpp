@@ -45,6 +45,12 @@ VTC_HD inline float vtc_exp(float x) { return expf(x); }
 VTC_HD inline double vtc_exp(double x) { return exp(x); }
 VTC_HD inline float vtc_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 VTC_HD inline double vtc_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+VTC_HD inline float vtc_tanh(float x) { return tanhf(x); }
+VTC_HD inline double vtc_tanh(double x) { return tanh(x); }
+VTC_HD inline float vtc_erf(float x) { return erff(x); }
+VTC_HD inline double vtc_erf(double x) { return erf(x); }
+VTC_HD inline float vtc_log(float x) { return logf(x); }
+VTC_HD inline double vtc_log(double x) { return log(x); }
 } // namespace
 )";
 

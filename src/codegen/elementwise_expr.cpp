@@ -61,6 +61,21 @@ std::string bin(const Args& a, const char* op) {
   return "(" + a[0] + " " + op + " " + a[1] + ")";
 }
 
+// Pow: by a constant 1, 2, 3 or 4 of a float base as products (the exponents exporters write
+// for squares and GELU's cube; vectorised, where pow is a library call), else pow.
+std::optional<std::string> power(const Node& n, const Args& a) {
+  const std::optional<double> e = constant_scalar(n, 1);
+  const DType t = n.inputs[0]->type.dtype;
+  const bool floating = t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::f64;
+  if (floating && e) {
+    if (*e == 1) return a[0];
+    if (*e == 2) return "(" + a[0] + " * " + a[0] + ")";
+    if (*e == 3) return "(" + a[0] + " * " + a[0] + " * " + a[0] + ")";
+    if (*e == 4) return "((" + a[0] + " * " + a[0] + ") * (" + a[0] + " * " + a[0] + "))";
+  }
+  return "vtc_math::pow(" + a[0] + ", " + a[1] + ")";
+}
+
 std::optional<std::string> variadic(const Args& a, const char* f) {
   std::string e = a[0];
   for (size_t i = 1; i < a.size(); ++i)
@@ -75,16 +90,16 @@ const std::map<std::string, Rule>& rules() {
       {"Sub",        [](const Node&, const Args& a) -> std::optional<std::string> { return bin(a, "-"); }},
       {"Mul",        [](const Node&, const Args& a) -> std::optional<std::string> { return bin(a, "*"); }},
       {"Div",        [](const Node&, const Args& a) -> std::optional<std::string> { return "vtc_div(" + a[0] + ", " + a[1] + ")"; }},
-      {"Pow",        [](const Node&, const Args& a) -> std::optional<std::string> { return "vtc_math::pow(" + a[0] + ", " + a[1] + ")"; }},
+      {"Pow",        [](const Node& n, const Args& a) -> std::optional<std::string> { return power(n, a); }},
       {"Max",        [](const Node&, const Args& a) { return variadic(a, "vtc_max"); }},
       {"Min",        [](const Node&, const Args& a) { return variadic(a, "vtc_min"); }},
       {"Sum",        [](const Node&, const Args& a) { return variadic(a, "vtc_math::plus<>{}"); }},
       {"Relu",       [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " > 0 ? " + a[0] + " : decltype(" + a[0] + ")(0))"; }},
       {"Sigmoid",    [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_sigmoid", a); }},
-      {"Tanh",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::tanh", a); }},
-      {"Erf",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::erf", a); }},
+      {"Tanh",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_tanh", a); }},
+      {"Erf",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_erf", a); }},
       {"Exp",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_exp", a); }},
-      {"Log",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::log", a); }},
+      {"Log",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_log", a); }},
       {"Sqrt",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::sqrt", a); }},
       {"Abs",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::abs", a); }},
       {"Floor",      [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::floor", a); }},
@@ -115,9 +130,9 @@ const std::map<std::string, Rule>& rules() {
       {"Elu",        [](const Node& n, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " > 0 ? " + a[0] + " : decltype(" + a[0] + ")" + num(n.attr_float("alpha", 1.0f)) + " * (vtc_math::exp(" + a[0] + ") - 1))"; }},
       {"Selu",       [](const Node& n, const Args& a) -> std::optional<std::string> { return "(decltype(" + a[0] + ")" + num(n.attr_float("gamma", 1.05070102214813232421875f)) + " * (" + a[0] + " > 0 ? " + a[0] + " : decltype(" + a[0] + ")" + num(n.attr_float("alpha", 1.67326319217681884765625f)) + " * (vtc_math::exp(" + a[0] + ") - 1)))"; }},
       // Mish(x) = x tanh(softplus(x)); Softsign(x) = x / (1 + |x|)
-      {"Mish",       [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " * vtc_math::tanh(vtc_math::log(1 + vtc_math::exp(" + a[0] + "))))"; }},
+      {"Mish",       [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " * vtc_tanh(vtc_log(1 + vtc_exp(" + a[0] + "))))"; }},
       {"Softsign",   [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " / (1 + vtc_math::abs(" + a[0] + ")))"; }},
-      {"Softplus",   [](const Node&, const Args& a) -> std::optional<std::string> { return "vtc_math::log(1 + vtc_math::exp(" + a[0] + "))"; }},
+      {"Softplus",   [](const Node&, const Args& a) -> std::optional<std::string> { return "vtc_log(1 + vtc_exp(" + a[0] + "))"; }},
       // x * sigmoid-like clamp: HardSwish(x) = x * max(0, min(1, x / 6 + 1 / 2))
       {"HardSwish",  [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " * vtc_max(decltype(" + a[0] + ")(0), vtc_min(decltype(" + a[0] + ")(1), " + a[0] + " / 6 + decltype(" + a[0] + ")(0.5))))"; }},
       // HardSigmoid(x) = max(0, min(1, alpha * x + beta))
@@ -128,8 +143,8 @@ const std::map<std::string, Rule>& rules() {
       // Gelu(x) = x/2 (1 + erf(x / sqrt 2)), or with tanh(sqrt(2/pi) (x + 0.044715 x^3))
       {"Gelu",       [](const Node& n, const Args& a) -> std::optional<std::string> {
          if (n.attr_string("approximate", "none") == "tanh")
-           return "(0.5f * " + a[0] + " * (1 + vtc_math::tanh(0.7978845608028654f * (" + a[0] + " + 0.044715f * " + a[0] + " * " + a[0] + " * " + a[0] + "))))";
-         return "(0.5f * " + a[0] + " * (1 + vtc_math::erf(" + a[0] + " * 0.7071067811865476f)))"; }},
+           return "(0.5f * " + a[0] + " * (1 + vtc_tanh(0.7978845608028654f * (" + a[0] + " + 0.044715f * " + a[0] + " * " + a[0] + " * " + a[0] + "))))";
+         return "(0.5f * " + a[0] + " * (1 + vtc_erf(" + a[0] + " * 0.7071067811865476f)))"; }},
       // Clip(x, lo, hi) with constant bounds (inputs, or opset < 11 attributes)
       {"Clip",       [](const Node& n, const Args& a) -> std::optional<std::string> {
          std::optional<double> lo = n.has_attr("min") ? std::optional<double>(n.attr_float("min", 0)) : constant_scalar(n, 1);

@@ -1,7 +1,8 @@
 // Tests of elementwise.h (map, copy, for_each_index) and of the fixed-order math of
 // vmath.h: values against a reference, the pointer fast path against load()/store() bit for
 // bit (split, permuted and computed accessors), the 16-bit copy shortcut against the
-// conversion round trip on every bit pattern, exp_fast's accuracy, and map_tail.
+// conversion round trip on every bit pattern, the accuracy of exp_fast, tanh_fast, erf_fast
+// and log_fast, and map_tail.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -215,6 +216,62 @@ TEST(VmathTest, ExpFastIsWithinTwoUlp) {
   EXPECT_EQ(exp_fast(89.0f), std::numeric_limits<float>::infinity());
   EXPECT_TRUE(std::isnan(exp_fast(std::nanf(""))));
   EXPECT_GT(exp_fast(-100.0f), 0.0f); // gradual underflow
+}
+
+// Error in units in the last place of float(want); inf and NaN must match exactly.
+double ulps(float got, double want) {
+  if (std::isnan(want)) return std::isnan(got) ? 0 : 1e9;
+  if (std::isinf(want)) return double(got) == want ? 0 : 1e9;
+  if (want == 0) return got == 0 ? 0.0 : 1e9;
+  const double ulp = std::ldexp(1.0, std::ilogb(float(want)) - 23);
+  return std::abs(double(got) - want) / std::max(ulp, std::ldexp(1.0, -149));
+}
+
+// Worst error of f against the double-precision g over random arguments: uniform over
+// [lo, hi], and as many of the form u 2^-k (small magnitudes, u uniform in [-2, 2]).
+template <typename F, typename G> double worst_ulps(F f, G g, float lo, float hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> wide(lo, hi), unit(-2.0f, 2.0f);
+  double worst = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const float x = i % 2 ? wide(rng) : std::ldexp(unit(rng), -(i % 60));
+    worst = std::max(worst, ulps(f(x), g(double(x))));
+  }
+  return worst;
+}
+
+TEST(VmathTest, TanhErfLogFastAreWithinAFewUlp) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  EXPECT_LE(worst_ulps([](float x) { return tanh_fast(x); }, [](double x) { return std::tanh(x); },
+                       -12.0f, 12.0f, 21),
+            2.0);
+  EXPECT_LE(worst_ulps([](float x) { return erf_fast(x); }, [](double x) { return std::erf(x); },
+                       -6.0f, 6.0f, 22),
+            3.0);
+  // log over positive arguments of every binade, subnormals included.
+  EXPECT_LE(
+      worst_ulps([](float x) { return log_fast(std::fabs(x) * 1e-30f + 1e-44f); },
+                 [](double x) { return std::log(double(std::fabs(float(x)) * 1e-30f + 1e-44f)); },
+                 -1e30f, 1e30f, 23),
+      2.0);
+  EXPECT_LE(worst_ulps([](float x) { return log_fast(std::fabs(x)); },
+                       [](double x) { return std::log(std::fabs(x)); }, 1e-3f, 1e3f, 24),
+            2.0);
+  EXPECT_EQ(bits_of(tanh_fast(-0.0f)), bits_of(-0.0f));
+  EXPECT_EQ(tanh_fast(inf), 1.0f);
+  EXPECT_EQ(tanh_fast(-inf), -1.0f);
+  EXPECT_TRUE(std::isnan(tanh_fast(nan)));
+  EXPECT_EQ(bits_of(erf_fast(-0.0f)), bits_of(-0.0f));
+  EXPECT_EQ(erf_fast(inf), 1.0f);
+  EXPECT_EQ(erf_fast(-inf), -1.0f);
+  EXPECT_TRUE(std::isnan(erf_fast(nan)));
+  EXPECT_EQ(log_fast(1.0f), 0.0f);
+  EXPECT_EQ(log_fast(0.0f), -inf);
+  EXPECT_EQ(log_fast(-0.0f), -inf);
+  EXPECT_EQ(log_fast(inf), inf);
+  EXPECT_TRUE(std::isnan(log_fast(-1.0f)));
+  EXPECT_TRUE(std::isnan(log_fast(-inf)));
+  EXPECT_TRUE(std::isnan(log_fast(nan)));
 }
 
 TEST(VmathTest, InterleavedDotsEqualSingleDots) {

@@ -46,6 +46,14 @@ inline double exp_fast(double x) {
   return std::exp(x);
 }
 
+// c0 + u (c1 + u (c2 + ...)) by Horner's rule in fused multiply-adds, the highest term first.
+template <typename... C> [[gnu::always_inline]] inline float horner(float u, float c0, C... cs) {
+  if constexpr (sizeof...(cs) == 0)
+    return c0;
+  else
+    return std::fma(horner(u, cs...), u, c0);
+}
+
 // tanh, erf and log for float as plain arithmetic and selects (no library calls, no branches),
 // so elementwise kernels vectorise them; coefficients fitted in double precision to the
 // functions (least squares on a dense grid). NaN stays NaN; the sign of zero is kept.
@@ -54,12 +62,8 @@ inline double exp_fast(double x) {
 // (tanh(10) rounds to 1). Within 2 ulp.
 [[gnu::always_inline]] inline float tanh_fast(float x) {
   const float a = std::fabs(x), u = x * x;
-  float p = -5.772157598e-03f;
-  p = std::fma(p, u, 2.069233329e-02f);
-  p = std::fma(p, u, -5.375280784e-02f);
-  p = std::fma(p, u, 1.333152833e-01f);
-  p = std::fma(p, u, -3.333327796e-01f);
-  p = std::fma(p, u, 9.999999973e-01f);
+  const float p = horner(u, 9.999999973e-01f, -3.333327796e-01f, 1.333152833e-01f,
+                         -5.375280784e-02f, 2.069233329e-02f, -5.772157598e-03f);
   const float e = exp_fast(2.0f * (a < 10.0f ? a : 10.0f));
   const float big = std::copysign(1.0f - 2.0f / (e + 1.0f), x);
   const float r = a < 0.625f ? x * p : big;
@@ -73,25 +77,13 @@ inline double tanh_fast(double x) {
 // fitted to erfc(x) e^{x^2} on [0.75, 4] (from 3.92 on, erf rounds to 1). Within 4 ulp.
 [[gnu::always_inline]] inline float erf_fast(float x) {
   const float a = std::fabs(x), u = x * x;
-  float p = 9.557648142e-05f;
-  p = std::fma(p, u, -8.370714407e-04f);
-  p = std::fma(p, u, 5.217601589e-03f);
-  p = std::fma(p, u, -2.686499051e-02f);
-  p = std::fma(p, u, 1.128378128e-01f);
-  p = std::fma(p, u, -3.761263856e-01f);
-  p = std::fma(p, u, 1.128379167e+00f);
+  const float p = horner(u, 1.128379167e+00f, -3.761263856e-01f, 1.128378128e-01f,
+                         -2.686499051e-02f, 5.217601589e-03f, -8.370714407e-04f, 9.557648142e-05f);
   const float ac = a < 4.0f ? a : 4.0f;
   const float t = 1.0f / std::fma(0.5f, ac, 1.0f);
-  float q = -7.595916113e-02f;
-  q = std::fma(q, t, 3.544124768e-01f);
-  q = std::fma(q, t, -6.090277501e-01f);
-  q = std::fma(q, t, 3.940365715e-01f);
-  q = std::fma(q, t, -9.132762361e-02f);
-  q = std::fma(q, t, 2.234394509e-01f);
-  q = std::fma(q, t, 2.399000357e-01f);
-  q = std::fma(q, t, 2.823563063e-01f);
-  q = std::fma(q, t, 2.821607314e-01f);
-  q = std::fma(q, t, -7.105996963e-06f);
+  const float q = horner(t, -7.105996963e-06f, 2.821607314e-01f, 2.823563063e-01f, 2.399000357e-01f,
+                         2.234394509e-01f, -9.132762361e-02f, 3.940365715e-01f, -6.090277501e-01f,
+                         3.544124768e-01f, -7.595916113e-02f);
   const float big = std::copysign(1.0f - exp_fast(-ac * ac) * q, x);
   const float r = a < 0.75f ? x * p : big;
   return x != x ? x : r;
@@ -119,10 +111,7 @@ inline double erf_fast(double x) {
   float m;
   std::memcpy(&m, &mbits, 4);
   const float s = (m - 1.0f) / (m + 1.0f), s2 = s * s;
-  float p = 1.0f / 9.0f;
-  p = std::fma(p, s2, 1.0f / 7.0f);
-  p = std::fma(p, s2, 1.0f / 5.0f);
-  p = std::fma(p, s2, 1.0f / 3.0f);
+  const float p = horner(s2, 1.0f / 3.0f, 1.0f / 5.0f, 1.0f / 7.0f, 1.0f / 9.0f);
   const float lm = std::fma(2.0f * s * s2, p, 2.0f * s);
   // float(e) by its bits (1.5 * 2^23 + e, less 1.5 * 2^23): exact for |e| < 2^22.
   const int32_t eb = 0x4b400000 + e;

@@ -1,8 +1,9 @@
-// `vtc bench MODEL`: times the model compiled with each strategy (none, type1, greedy) and
-// onnxruntime in the same run, on the same seeded inputs and thread count; reports medians
-// after warm-up, peak (arena) memory, the copy steps each strategy leaves, and where the
-// greedy program spends its time. Progress goes to stderr; the last line on stdout is
-//   bench: none X ms, greedy Y ms, onnxruntime Z ms, peak none A MB, greedy B MB
+// `vtc bench MODEL`: times the model compiled with each strategy (none, type1, greedy),
+// onnxruntime and OpenVINO (f32, where installed) in the same run, on the same seeded inputs
+// and thread count; reports medians after warm-up, peak (arena) memory, the copy steps each
+// strategy leaves, and where the greedy program spends its time. Progress goes to stderr;
+// the last line on stdout is
+//   bench: none X ms, greedy Y ms, onnxruntime Z ms, openvino W ms, peak none A MB, greedy B MB
 // On --target cuda the inputs and outputs live in device memory (uploaded once, as a
 // framework's tensors would be), each run replays the program's CUDA graphs and waits for
 // them, the breakdown comes from one more run with every step timed by CUDA events, and the
@@ -216,15 +217,20 @@ nlohmann::json strategy_json(const Measured& m) {
           {"step_times", std::move(steps)}};
 }
 
-void write_json(const BenchArgs& args, const std::vector<Measured>& runs, const PeerRun& ort) {
+nlohmann::json peer_json(const PeerRun& run) {
+  nlohmann::json peer = {{"available", run.available}};
+  if (run.available)
+    peer.update({{"median_ms", run.median_ms}, {"how", run.how}});
+  else
+    peer["reason"] = run.reason;
+  return peer;
+}
+
+void write_json(const BenchArgs& args, const std::vector<Measured>& runs, const PeerRun& ort,
+                const PeerRun& ov) {
   nlohmann::json strategies = nlohmann::json::object();
   for (const Measured& m : runs)
     strategies[m.strategy] = strategy_json(m);
-  nlohmann::json peer = {{"available", ort.available}};
-  if (ort.available)
-    peer.update({{"median_ms", ort.median_ms}, {"how", ort.how}});
-  else
-    peer["reason"] = ort.reason;
   nlohmann::json doc = {{"model", args.model},
                         {"target", target_kind_name(args.target)},
                         {"repeat", args.repeat},
@@ -235,7 +241,8 @@ void write_json(const BenchArgs& args, const std::vector<Measured>& runs, const 
                                       : "wall clock around a run"},
                         {"threads", runs.front().session->threads()},
                         {"strategies", std::move(strategies)},
-                        {"onnxruntime", std::move(peer)}};
+                        {"onnxruntime", peer_json(ort)},
+                        {"openvino", peer_json(ov)}};
   std::ofstream out(args.json);
   VTC_CHECK(out) << "--json: cannot write " << args.json;
   out << doc.dump(1) << "\n";
@@ -321,9 +328,19 @@ int bench(const BenchArgs& args) {
     fmt::print(stderr, "bench: onnxruntime: median {:.3f} ms ({})\n", ort.median_ms, ort.how);
   else
     fmt::print(stderr, "bench: onnxruntime: n/a: {}\n", ort.reason);
+  PeerRun ov;
+  if (args.target == TargetKind::cuda) {
+    ov.reason = "no peer on target cuda";
+  } else {
+    ov = run_openvino(args.model, inputs, threads, args.warmup, args.repeat, args.python);
+    if (ov.available)
+      fmt::print(stderr, "bench: openvino: median {:.3f} ms ({})\n", ov.median_ms, ov.how);
+    else
+      fmt::print(stderr, "bench: openvino: n/a: {}\n", ov.reason);
+  }
 
   if (!args.output_dir.empty()) write_outputs(runs.back(), inputs, args.output_dir);
-  if (!args.json.empty()) write_json(args, runs, ort);
+  if (!args.json.empty()) write_json(args, runs, ort, ov);
 
   const Measured* none = find_run(runs, "none");
   const Measured* greedy = find_run(runs, "greedy");
@@ -338,8 +355,10 @@ int bench(const BenchArgs& args) {
     fmt::print(" {} {:.3f} ms{}", m.strategy, m.median_ms, &m == &runs.back() ? "\n" : ",");
   std::string ort_text = ort.available ? fmt::format("onnxruntime {:.3f} ms", ort.median_ms)
                                        : std::string("onnxruntime n/a");
-  fmt::print("bench: none {}, greedy {}, {}, peak none {}, greedy {}\n", time_text(none),
-             time_text(greedy), ort_text, peak_text(none), peak_text(greedy));
+  std::string ov_text = ov.available ? fmt::format("openvino {:.3f} ms", ov.median_ms)
+                                     : std::string("openvino n/a");
+  fmt::print("bench: none {}, greedy {}, {}, {}, peak none {}, greedy {}\n", time_text(none),
+             time_text(greedy), ort_text, ov_text, peak_text(none), peak_text(greedy));
   return 0;
 }
 

@@ -30,10 +30,9 @@ struct TempDir {
   }
 };
 
-} // namespace
-
-PeerRun run_onnxruntime(const std::string& model, const TensorMap& inputs, int threads, int warmup,
-                        int repeat, const std::string& python) {
+// The model on `engine` (onnxruntime or openvino) through tools/onnxruntime_peer.py.
+PeerRun run_engine(const std::string& engine, const std::string& model, const TensorMap& inputs,
+                   int threads, int warmup, int repeat, const std::string& python) {
   PeerRun run;
   TempDir dir;
   nlohmann::json manifest = nlohmann::json::object();
@@ -49,7 +48,8 @@ PeerRun run_onnxruntime(const std::string& model, const TensorMap& inputs, int t
   jit::ProcessResult p =
       jit::run_process({python, script, "--model", std::filesystem::absolute(model).string(),
                         "--dir", dir.path.string(), "--threads", std::to_string(threads),
-                        "--warmup", std::to_string(warmup), "--repeat", std::to_string(repeat)});
+                        "--warmup", std::to_string(warmup), "--repeat", std::to_string(repeat),
+                        "--engine", engine});
   std::ifstream in((dir.path / "result.json").string());
   if (!p.ok() || !in) {
     run.reason = python + " " + script + ": " + p.describe_status();
@@ -59,7 +59,7 @@ PeerRun run_onnxruntime(const std::string& model, const TensorMap& inputs, int t
   }
   nlohmann::json result = nlohmann::json::parse(in);
   if (result.at("status") != "ok") {
-    run.reason = "onnxruntime not installed (" + result.value("reason", std::string()) + ")";
+    run.reason = engine + " not available (" + result.value("reason", std::string()) + ")";
     return run;
   }
   run.available = true;
@@ -68,6 +68,18 @@ PeerRun run_onnxruntime(const std::string& model, const TensorMap& inputs, int t
   for (const auto& [name, file] : result.at("outputs").items())
     run.outputs.emplace(name, read_npy((dir.path / file.get<std::string>()).string()));
   return run;
+}
+
+} // namespace
+
+PeerRun run_onnxruntime(const std::string& model, const TensorMap& inputs, int threads, int warmup,
+                        int repeat, const std::string& python) {
+  return run_engine("onnxruntime", model, inputs, threads, warmup, repeat, python);
+}
+
+PeerRun run_openvino(const std::string& model, const TensorMap& inputs, int threads, int warmup,
+                     int repeat, const std::string& python) {
+  return run_engine("openvino", model, inputs, threads, warmup, repeat, python);
 }
 
 Tensor converted(const Tensor& t, DType dtype) {

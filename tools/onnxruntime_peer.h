@@ -2,6 +2,7 @@
 // inputs are written as .npy files to a temporary directory, tools/onnxruntime_peer.py runs
 // the model there with the same thread count, and its outputs and median time are read back.
 // Where python3 or onnxruntime is missing, the result says so and the tools print "n/a".
+// OpenVINO runs through the same script (--engine openvino).
 #pragma once
 
 #include <string>
@@ -20,6 +21,10 @@ struct PeerRun {
 
 PeerRun run_onnxruntime(const std::string& model, const TensorMap& inputs, int threads, int warmup,
                         int repeat, const std::string& python);
+// The same on OpenVINO (CPU, f32 precision) where it is installed: the second CPU peer of
+// `vtc bench`; bf16 models are not run.
+PeerRun run_openvino(const std::string& model, const TensorMap& inputs, int threads, int warmup,
+                     int repeat, const std::string& python);
 
 // `t` converted to `dtype` (through double), to compare outputs of different float types.
 Tensor converted(const Tensor& t, DType dtype);

@@ -1,13 +1,17 @@
-"""Runs an ONNX model on onnxruntime (CPU) for `vtc bench` and `vtc check`: the peer measured
-in the same run, on the same inputs, with the same number of threads.
+"""Runs an ONNX model on onnxruntime (CPU) for `vtc bench` and `vtc check`, or on OpenVINO (CPU,
+f32 precision) for `vtc bench`: the peers measured in the same run, on the same inputs, with the
+same number of threads.
 
     python3 tools/onnxruntime_peer.py --model M --dir D --threads N --warmup W --repeat R
+                                      [--engine onnxruntime|openvino]
 
 D/manifest.json maps each input name to an .npy file in D (written by vtc). Writes
 D/result.json: {"status": "ok", "median_ms": ..., "how": ..., "outputs": {name: file}} with each
-output saved as an .npy file in D, or {"status": "missing", "reason": ...} when onnxruntime
+output saved as an .npy file in D, or {"status": "missing", "reason": ...} when the engine
 cannot be imported. bf16 models run with every bf16 type made f32 (onnxruntime's CPU provider
-has no bf16 kernels; see models/check_ort.py), so their outputs come back as float32.
+has no bf16 kernels; see models/check_ort.py), so their outputs come back as float32. OpenVINO
+runs in f32 (`INFERENCE_PRECISION_HINT`: its default on CPUs with bf16 units is bf16, about
+5e-3 off — not the same function).
 """
 
 from __future__ import annotations
@@ -27,6 +31,45 @@ def write_result(directory: str, result: dict) -> None:
         json.dump(result, f)
 
 
+def timed(args, call) -> tuple[list[float], object]:
+    """`call()` after args.warmup untimed calls, args.repeat times: (milliseconds, last result)."""
+    for _ in range(args.warmup):
+        call()
+    times, result = [], None
+    for _ in range(max(1, args.repeat)):
+        start = time.perf_counter()
+        result = call()
+        times.append((time.perf_counter() - start) * 1e3)
+    return times, result
+
+
+def save_outputs(directory: str, np, named: list[tuple[str, object]]) -> dict:
+    outputs = {}
+    for k, (name, value) in enumerate(named):
+        file = f"output_{k}.npy"
+        np.save(os.path.join(directory, file), np.ascontiguousarray(value))
+        outputs[name] = file
+    return outputs
+
+
+def run_openvino(args, ov, np, onnx, inputs: dict) -> int:
+    model = onnx.load(args.model)
+    if any(i.data_type == onnx.TensorProto.BFLOAT16 for i in model.graph.initializer):
+        write_result(args.dir, {"status": "missing", "reason": "bf16 model"})
+        return 0
+    core = ov.Core()
+    compiled = core.compile_model(args.model, "CPU", {"INFERENCE_NUM_THREADS": args.threads,
+                                                      "INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+    names = [o.get_any_name() for o in compiled.outputs]
+    times, results = timed(args, lambda: request.infer(inputs))
+    named = [(name, results[compiled.outputs[k]]) for k, name in enumerate(names)]
+    how = f"openvino {ov.__version__.split('-')[0]} CPU f32, {args.threads} threads"
+    write_result(args.dir, {"status": "ok", "median_ms": statistics.median(times), "how": how,
+                            "outputs": save_outputs(args.dir, np, named)})
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True)
@@ -34,12 +77,16 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--warmup", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--engine", choices=["onnxruntime", "openvino"], default="onnxruntime")
     args = parser.parse_args()
 
     try:
         import numpy as np
         import onnx
-        import onnxruntime as ort
+        if args.engine == "onnxruntime":
+            import onnxruntime as ort
+        else:
+            import openvino as ov
     except ImportError as e:
         write_result(args.dir, {"status": "missing", "reason": str(e)})
         return 0
@@ -47,6 +94,8 @@ def main() -> int:
     with open(os.path.join(args.dir, "manifest.json")) as f:
         manifest = json.load(f)
     inputs = {name: np.load(os.path.join(args.dir, file)) for name, file in manifest.items()}
+    if args.engine == "openvino":
+        return run_openvino(args, ov, np, onnx, inputs)
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = args.threads
@@ -63,22 +112,9 @@ def main() -> int:
     session = ort.InferenceSession(model.SerializeToString(), options,
                                    providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
-    for _ in range(args.warmup):
-        session.run(names, inputs)
-    times = []
-    results = None
-    for _ in range(max(1, args.repeat)):
-        start = time.perf_counter()
-        results = session.run(names, inputs)
-        times.append((time.perf_counter() - start) * 1e3)
-
-    outputs = {}
-    for k, (name, value) in enumerate(zip(names, results)):
-        file = f"output_{k}.npy"
-        np.save(os.path.join(args.dir, file), np.ascontiguousarray(value))
-        outputs[name] = file
+    times, results = timed(args, lambda: session.run(names, inputs))
     write_result(args.dir, {"status": "ok", "median_ms": statistics.median(times), "how": how,
-                            "outputs": outputs})
+                            "outputs": save_outputs(args.dir, np, list(zip(names, results)))})
     return 0
 
 

@@ -124,11 +124,13 @@ std::vector<KernelCall> attention_calls(KernelContext& c) {
     const std::string params =
         "AttentionParams{float(" + literal(p->scale) + "), float(" + literal(p->softcap) + "), -1}";
     if (decode) {
-      // K and V streamed through shared memory where the shape allows (decode_attention_tiled.h),
-      // else a few rows a thread in flight; the shape alone decides.
+      // K and V streamed through shared memory where that was measured faster
+      // (decode_attention_tiled.h), else a few rows a thread in flight; the shape alone decides.
+      // decode_attention_mma.h, both products on tensor cores, was measured slower than one of
+      // the two on every shape of the workloads (kernels/cuda/NOTES.md).
       const int64_t group = cuda_group(*p);
       const bool tiled = p->kt->type.dtype == p->v->type.dtype &&
-                         kernels::decode_attention_tiled_supported(p->d, p->dv, group);
+                         kernels::decode_attention_tiled_preferred(p->d, p->dv, group);
       const int64_t element_bytes = int64_t(dtype_size(p->v->type.dtype));
       const kernels::DecodeAttentionShape s =
           tiled ? kernels::make_decode_attention_tiled_shape(p->batch, p->heads, p->kv_len, p->d,

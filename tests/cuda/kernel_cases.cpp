@@ -11,7 +11,7 @@
 #include "kernels/common/scalar_types.h"
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/conv.h"
-#include "kernels/cuda/decode_attention_tiled.h"
+#include "kernels/cuda/decode_attention_mma.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemm_tc.h"
@@ -286,7 +286,7 @@ std::string translation_unit(const std::vector<Case>& cases) {
   std::ostringstream os;
   os << "#include \"kernels/cuda/attention.h\"\n"
         "#include \"kernels/cuda/conv.h\"\n"
-        "#include \"kernels/cuda/decode_attention_tiled.h\"\n"
+        "#include \"kernels/cuda/decode_attention_mma.h\"\n"
         "#include \"kernels/cuda/elementwise.h\"\n"
         "#include \"kernels/cuda/gemm.h\"\n"
         "#include \"kernels/cuda/gemv.h\"\n"
@@ -505,6 +505,21 @@ Case attention_tiled_case(DType t, Layout in, int64_t batch, int64_t heads, int6
   c.call = decode_attention_call("decode_attention_tiled", s, 1.0f / std::sqrt(float(d)), softcap,
                                  valid);
   c.launch = k::decode_attention_tiled_launch(s, int64_t(dtype_bytes(t)));
+  c.workspace_bytes = k::attention_workspace_bytes(s);
+  return c;
+}
+
+Case attention_mma_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len,
+                        int64_t d, int64_t group, int64_t valid, float softcap) {
+  Case c = attention_case(t, in, batch, heads, kv_len, d, group, valid, softcap);
+  c.name = "decode_attention_mma_g" + std::to_string(group) + suffix(t, in, Layout::dense);
+  c.group = "attention_mma_" + std::string(dtype_name(t)) +
+            shape_key({batch, heads, kv_len, d, group, valid});
+  const k::DecodeAttentionShape s =
+      k::make_decode_attention_mma_shape(batch, heads, kv_len, d, d, group);
+  c.call = decode_attention_call("decode_attention_mma", s, 1.0f / std::sqrt(float(d)), softcap,
+                                 valid);
+  c.launch = k::decode_attention_mma_launch(s);
   c.workspace_bytes = k::attention_workspace_bytes(s);
   return c;
 }
@@ -804,6 +819,16 @@ std::vector<CaseFamily> representative_cases() {
         attention.back().name += "_d96";
         attention.push_back(attention_tiled_case(t, in, 1, 2, 100, 256, 2, -1, 30.0f));
         attention.back().name += "_d256";
+        if (t != DType::f32 && (in == Layout::dense || in == Layout::computed)) {
+          // Tensor cores, the same shapes: K and V by cp.async, and through load().
+          attention.push_back(attention_mma_case(t, in, 2, 8, 700, 128, 4, 650, 0.0f));
+          attention.push_back(attention_mma_case(t, in, 1, 4, 300, 96, 2, -1, 0.0f));
+          attention.back().name += "_d96";
+          attention.push_back(attention_mma_case(t, in, 1, 2, 100, 256, 2, -1, 30.0f));
+          attention.back().name += "_d256";
+          attention.push_back(attention_mma_case(t, in, 3, 16, 2000, 64, 8, 1999, 0.0f));
+          attention.back().name += "_d64";
+        }
         attention.push_back(prefill_attention_case(t, in, 2, 4, 37, 100, 64, 2, 0.0f, true));
       }
       rows.push_back(softmax_case(t, in, Layout::dense, 5, 1000, false));
@@ -888,6 +913,10 @@ std::vector<Case> timed_cases() {
       attention_tiled_case(bf, d, 16, 32, 4096, 128, 4, -1, 0.0f),
       // Gemma-2-9B at batch 16: 16 heads of 256 over 8 cache heads, 4096 keys.
       attention_tiled_case(bf, d, 16, 16, 4096, 256, 2, -1, 50.0f),
+      // timed30-32 on tensor cores.
+      attention_mma_case(bf, d, 1, 32, 4096, 128, 4, -1, 0.0f),
+      attention_mma_case(bf, d, 16, 32, 4096, 128, 4, -1, 0.0f),
+      attention_mma_case(bf, d, 16, 16, 4096, 256, 2, -1, 50.0f),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

@@ -131,6 +131,11 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
 }
 
 std::string part_source(const TranslationUnit& unit, size_t first, size_t end) {
+  return part_source(unit, first, end, unit.preamble);
+}
+
+std::string part_source(const TranslationUnit& unit, size_t first, size_t end,
+                        const std::string& preamble) {
   VTC_CHECK(unit.entry_kernels.size() == unit.entry_texts.size() && end <= unit.entry_texts.size())
       << "part_source: entries [" << first << ", " << end << ") of " << unit.entry_texts.size();
   std::string defs;
@@ -140,7 +145,7 @@ std::string part_source(const TranslationUnit& unit, size_t first, size_t end) {
       last = unit.entry_kernels[k];
       defs += unit.kernel_defs.at(size_t(last));
     }
-  std::string source = unit.preamble + "\nnamespace {\n" + defs + "} // namespace\n\n";
+  std::string source = preamble + "\nnamespace {\n" + defs + "} // namespace\n\n";
   for (size_t k = first; k < end; ++k)
     source += unit.entry_texts[k];
   return source;

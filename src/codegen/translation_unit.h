@@ -53,5 +53,8 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
 // The source of entry points [first, end) of `unit` compiled apart: the preamble, the
 // definitions of the kernels those entry points belong to, and their texts.
 std::string part_source(const TranslationUnit& unit, size_t first, size_t end);
+// The same starting with `preamble` in place of the unit's (an include of its precompiled form).
+std::string part_source(const TranslationUnit& unit, size_t first, size_t end,
+                        const std::string& preamble);
 
 } // namespace vtc

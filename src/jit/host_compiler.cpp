@@ -108,6 +108,12 @@ CompiledObject compile_object(const std::string& source, const CompileOptions& o
   return compile_impl(source, options, /*force=*/false);
 }
 
+bool object_cached(const std::string& source, const CompileOptions& options) {
+  const std::string key = cache_key(source, options);
+  const fs::path dir(options.cache_dir);
+  return entry_valid(dir / (key + ".so"), dir / (key + ".ok"));
+}
+
 std::string compile_shared_object(const std::string& source, const CompileOptions& options) {
   return compile_object(source, options).so_path;
 }

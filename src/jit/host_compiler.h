@@ -31,6 +31,9 @@ struct CompiledObject {
 // the first 30 lines of the compiler's diagnostics).
 CompiledObject compile_object(const std::string& source, const CompileOptions& options);
 
+// Whether compile_object would find a valid cache entry for `source` (and run no compiler).
+bool object_cached(const std::string& source, const CompileOptions& options);
+
 // compile_object(...).so_path.
 std::string compile_shared_object(const std::string& source, const CompileOptions& options);
 

@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <mutex>
 #include <optional>
 #include <set>
 
 #include "jit/parallel.h"
+#include "jit/precompiled_header.h"
 #include "jit/progress.h"
 
 namespace vtc {
@@ -21,12 +24,15 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
     sources.push_back(unit.source);
     out.entries.emplace_back(names.begin(), names.end());
   }
+  // Parts start with an include of the preamble's precompiled form: its headers are parsed
+  // once for every part (and every later unit), not once a part.
+  const std::string preamble = jit::preamble_include(unit.preamble, options);
   for (size_t first = 0; first < unit.entry_texts.size(); first += kKernelsPerCpuPart) {
     const size_t end = std::min(unit.entry_texts.size(), first + kKernelsPerCpuPart);
     out.entries.emplace_back();
     for (size_t k = first; k < end; ++k)
       out.entries.back().push_back(unit.entry_names.at(k));
-    sources.push_back(part_source(unit, first, end));
+    sources.push_back(part_source(unit, first, end, preamble));
   }
   jit::CompileOptions part = options;
   part.libraries.insert(part.libraries.end(), unit.libraries.begin(), unit.libraries.end());
@@ -37,7 +43,16 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
   std::vector<std::optional<jit::LoadedObject>> loaded(sources.size());
   std::atomic<size_t> compiled{0};
   const auto start = std::chrono::steady_clock::now();
+  // The precompiled header is built, once, by the first part that misses the cache; parts
+  // that find theirs need none.
+  std::once_flag header_once;
   jit::run_in_parallel(sources.size(), 0, [&](size_t p) {
+    if (!unit.entry_texts.empty() && !jit::object_cached(sources[p], part))
+      std::call_once(header_once, [&] {
+        const jit::PreambleBuild b = jit::build_preamble(unit.preamble, options);
+        if (options.verbose && b.built)
+          std::fprintf(stderr, "vtc: precompiled the kernel headers in %.2f s\n", b.seconds);
+      });
     loaded[p].emplace(jit::compile_and_load(sources[p], part));
     if (options.progress) options.progress->count(compiled += out.entries[p].size());
   });

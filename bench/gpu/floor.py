@@ -66,10 +66,12 @@ def inferred_outputs(model) -> dict:
     return {o.name: o for o in shape_inference.infer_shapes(m).graph.output}
 
 
-def model_bytes(path: str, aliases: dict[str, str]) -> FloorBytes:
+def model_bytes(path: str, aliases: dict[str, str],
+                output_shapes: dict[str, tuple] | None = None) -> FloorBytes:
     """The bytes of `path`'s weights (initializers and Constant nodes), inputs and outputs;
     outputs named in `aliases` (output -> donated input) are not counted. An output whose
-    declared shape is symbolic is sized by shape inference."""
+    declared shape is symbolic is sized by `output_shapes` (name -> the shape a run gave it)
+    where given, else by shape inference."""
     import onnx
 
     model = onnx.load(path, load_external_data=False)
@@ -89,6 +91,9 @@ def model_bytes(path: str, aliases: dict[str, str]) -> FloorBytes:
         try:
             outputs += value_bytes(o)
         except ValueError:
+            if output_shapes and o.name in output_shapes:
+                outputs += tensor_bytes(o.type.tensor_type.elem_type, list(output_shapes[o.name]))
+                continue
             inferred = inferred if inferred is not None else inferred_outputs(model)
             if o.name not in inferred:
                 raise

@@ -162,11 +162,19 @@ def run_peers(args, case: Case, prepared: dict, case_dir: str, cache: str, timin
     return doc, reason
 
 
-def model_bytes(case: Case, prepared: dict):
+def model_bytes(case: Case, prepared: dict, outputs_dir: str | None = None):
+    """The case's floor bytes; outputs whose shapes neither the model nor shape inference give
+    are sized by the .npy files vtc wrote to `outputs_dir`, where given."""
+    shapes = None
+    if outputs_dir and os.path.isdir(outputs_dir):
+        import numpy as np
+        shapes = {f[:-len(".npy")]: np.load(os.path.join(outputs_dir, f), mmap_mode="r").shape
+                  for f in os.listdir(outputs_dir) if f.endswith(".npy")}
     try:
-        return floor_mod.model_bytes(prepared["model"], case.aliases)
+        return floor_mod.model_bytes(prepared["model"], case.aliases, shapes)
     except Exception as e:  # recorded as a missing floor
-        print(f"run: {case.name}: model bytes: {e}", flush=True)
+        print(f"run: {case.name}: model bytes{' (from vtc outputs)' if shapes else ''}: {e}",
+              flush=True)
         return None
 
 
@@ -184,6 +192,8 @@ def run_case(args, case: Case, prepared: dict | None, cache: str, timing) -> dic
         rotate = args.rotate or (rotation(fb.inputs + fb.outputs) if fb else 1)
         vtc, vtc_reason = run_vtc(args, case, prepared, case_dir, os.path.join(cache, "vtc"),
                                   timing, rotate)
+        if fb is None and vtc is not None:  # outputs sized by the run instead
+            fb = model_bytes(case, prepared, os.path.join(case_dir, "vtc_outputs"))
         # Without vtc's outputs the peers still run, unchecked (never a best peer).
         peers, peers_reason = run_peers(args, case, prepared, case_dir, cache, timing, rotate)
     cold_path = os.path.join(cache, "vtc-cold", case.name + ".json")

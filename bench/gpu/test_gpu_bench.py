@@ -114,6 +114,22 @@ class FloorTest(unittest.TestCase):
             onnx.save(helper.make_model(g), path)
             self.assertEqual(floor.model_bytes(path, {}).outputs, 2 * 3 * 5 * 2)
 
+    def test_model_bytes_sizes_what_inference_cannot_by_the_run(self):
+        import onnx
+        from onnx import TensorProto, helper
+
+        # NonZero's output length depends on the values: inference leaves it symbolic.
+        g = helper.make_graph(
+            [helper.make_node("NonZero", ["x"], ["y"])], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+            [helper.make_tensor_value_info("y", TensorProto.INT64, [2, "n"])])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.onnx")
+            onnx.save(helper.make_model(g), path)
+            with self.assertRaises(ValueError):
+                floor.model_bytes(path, {})
+            self.assertEqual(floor.model_bytes(path, {}, {"y": (2, 4)}).outputs, 2 * 4 * 8)
+
     def test_program_flops(self):
         self.assertEqual(floor.program_flops(vtc_json()["strategies"]["greedy"]), 8_000_000)
 

@@ -113,6 +113,31 @@ namespace vtc::kernels {
 
 namespace cuda {
 
+// A logit from its dot product: scaled, capped where softcap > 0, and masked (mask[b, h, l],
+// when a mask is given). Every decode attention kernel ends its logits here.
+template <class Mask>
+__device__ VTC_INLINE float decode_logit(float dot, const AttentionParams& p, const Mask& mask,
+                                         int64_t b, int64_t h, int64_t l) {
+  float x = dot * p.scale;
+  if (p.softcap > 0.0f) x = p.softcap * tanhf(x / p.softcap);
+  if constexpr (is_present<Mask>) x += float(mask.load(Index<3>{b, h, l}));
+  return x;
+}
+
+// Column e of head h's weighted values `r` from chunk c of batch row bi: with one chunk the
+// output itself (r over the head's sum l; zeros for a head that saw no key, max m = -inf),
+// else the chunk's partial for attention_combine.
+template <class O>
+__device__ VTC_INLINE void put_weighted_value(const O& o, const AttentionWorkspace& ws,
+                                              const DecodeAttentionShape& s, int64_t chunks,
+                                              int64_t bi, int64_t h, int64_t c, int64_t e, float r,
+                                              float m, float l) {
+  if (chunks == 1)
+    o.store(Index<3>{bi, h, e}, m == neg_inf() ? 0.0f : r / l);
+  else
+    ws.partial[((bi * s.heads + h) * chunks + c) * (s.dv + 2) + 2 + e] = r;
+}
+
 // Softmax over a chunk's n logits ss[h][0 .. n) of each of the G heads (pitch `chunk`), by
 // the block: their max, then exp(s - max) in place and its sum, in mh[h] and lh[h].
 template <int G>
@@ -200,7 +225,7 @@ __device__ void decode_attention(O o, Q q, K k, V v, AttentionWorkspace ws, Deco
   static_assert(G >= 1 && G <= 16, "decode_attention: 1 to 16 query heads per cache head");
   constexpr int U = G <= 8 ? 4 : 2; // key rows in flight per thread
   extern __shared__ __align__(16) unsigned char vtc_smem[];
-  const int64_t D = s.d, Dv = s.dv, H = s.heads, chunk = s.chunk;
+  const int64_t D = s.d, Dv = s.dv, chunk = s.chunk;
   const int64_t chunks = attention_chunks(s);
   float* qs = reinterpret_cast<float*>(vtc_smem); // [G][D]
   float* ss = qs + G * D;                         // [G][chunk]
@@ -256,10 +281,7 @@ __device__ void decode_attention(O o, Q q, K k, V v, AttentionWorkspace ws, Deco
           if (j < n && t == 0)
 #pragma unroll
             for (int h = 0; h < G; ++h) {
-              float x = dot[u][h] * p.scale;
-              if (p.softcap > 0.0f) x = p.softcap * tanhf(x / p.softcap);
-              if constexpr (is_present<Mask>) x += float(mask.load(Index<3>{bi, h0 + h, l0 + j}));
-              ss[h * chunk + j] = x;
+              ss[h * chunk + j] = decode_logit(dot[u][h], p, mask, bi, h0 + h, l0 + j);
             }
         }
       }
@@ -315,12 +337,7 @@ __device__ void decode_attention(O o, Q q, K k, V v, AttentionWorkspace ws, Deco
           for (int sl = 1; sl < slices; ++sl)
             r += red[(sl * G + h) * cols + col];
           if (e >= Dv) continue;
-          if (chunks == 1) {
-            const float res = mh[h] == neg_inf() ? 0.0f : r / lh[h];
-            o.store(Index<3>{bi, h0 + h, e}, res);
-          } else {
-            ws.partial[((bi * H + h0 + h) * chunks + c) * (Dv + 2) + 2 + e] = r;
-          }
+          put_weighted_value(o, ws, s, chunks, bi, h0 + h, c, e, r, mh[h], lh[h]);
         }
         __syncthreads();
       }

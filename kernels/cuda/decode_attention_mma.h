@@ -104,18 +104,18 @@ __device__ void decode_attention_mma(O o, Q q, K k, V v, AttentionWorkspace ws,
   static_assert(kThreads == 128, "decode_attention_mma: four warps");
   constexpr int kind = float16_kind<T>;
   constexpr int64_t kt = kTileKeys;
-  constexpr int kSteps = kMaxD / 16;       // k-steps of the logits' product, at most
-  constexpr int kSlices = kMaxD / 16 / 4;  // 16-column value slices a warp, at most
+  constexpr int kSteps = kMaxD / 16;      // k-steps of the logits' product, at most
+  constexpr int kSlices = kMaxD / 16 / 4; // 16-column value slices a warp, at most
   extern __shared__ __align__(16) unsigned char vtc_smem[];
-  const int64_t D = s.d, Dv = s.dv, chunk = s.chunk, H = s.heads;
+  const int64_t D = s.d, Dv = s.dv, chunk = s.chunk;
   const int64_t chunks = attention_chunks(s);
   const int64_t rp = attention_mma_pitch(max64(D, Dv)), qp = attention_mma_pitch(D);
-  T* ring = reinterpret_cast<T*>(vtc_smem);                         // [kStages][kt][rp]
-  T* qs = ring + kStages * kt * rp;                                  // [8][qp]
-  float* ss = reinterpret_cast<float*>(qs + 8 * qp);                 // [G][chunk]
-  float* scratch = ss + G * chunk;                                   // 32
-  float* mh = scratch + 32;                                          // [G] max
-  float* lh = mh + G;                                                // [G] sum
+  T* ring = reinterpret_cast<T*>(vtc_smem);          // [kStages][kt][rp]
+  T* qs = ring + kStages * kt * rp;                  // [8][qp]
+  float* ss = reinterpret_cast<float*>(qs + 8 * qp); // [G][chunk]
+  float* scratch = ss + G * chunk;                   // 32
+  float* mh = scratch + 32;                          // [G] max
+  float* lh = mh + G;                                // [G] sum
   unsigned* flag = reinterpret_cast<unsigned*>(lh + G);
   const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const int row = lane / 4, pair = (lane % 4) * 2; // an mma fragment's row and column pair
@@ -195,11 +195,8 @@ __device__ void decode_attention_mma(O o, Q q, K k, V v, AttentionWorkspace ws,
           for (int x = 0; x < 2; ++x) {
             const int64_t key = int64_t(warp) * 8 + pair + x;
             if (key < rows) {
-              float y = sc[x] * p.scale;
-              if (p.softcap > 0.0f) y = p.softcap * tanhf(y / p.softcap);
-              if constexpr (is_present<Mask>)
-                y += float(mask.load(Index<3>{bi, h0 + row, l0 + j0 + key}));
-              ss[row * chunk + j0 + key] = y;
+              ss[row * chunk + j0 + key] =
+                  decode_logit(sc[x], p, mask, bi, h0 + row, l0 + j0 + key);
             }
           }
       } else {
@@ -248,13 +245,8 @@ __device__ void decode_attention_mma(O o, Q q, K k, V v, AttentionWorkspace ws,
 #pragma unroll
           for (int x = 0; x < 2; ++x) {
             const int64_t e = int64_t(slice) * 16 + half * 8 + pair + x;
-            const float a = acc[i][half][x];
-            if (chunks == 1) {
-              const float res = mh[row] == neg_inf() ? 0.0f : a / lh[row];
-              o.store(Index<3>{bi, h0 + row, e}, res);
-            } else {
-              ws.partial[((bi * H + h0 + row) * chunks + c) * (Dv + 2) + 2 + e] = a;
-            }
+            put_weighted_value(o, ws, s, chunks, bi, h0 + row, c, e, acc[i][half][x], mh[row],
+                               lh[row]);
           }
       }
     if (chunks > 1) attention_combine<G>(o, ws, s, bi, g, c, mh, lh, flag);

@@ -155,7 +155,7 @@ __device__ void decode_attention_tiled(O o, Q q, K k, V v, AttentionWorkspace ws
   constexpr int64_t kt = attention_tile_keys(int64_t(sizeof(T)));
   constexpr int kCols = (kMaxD + kThreads - 1) / kThreads; // value columns a thread
   extern __shared__ __align__(16) unsigned char vtc_smem[];
-  const int64_t D = s.d, Dv = s.dv, chunk = s.chunk, H = s.heads;
+  const int64_t D = s.d, Dv = s.dv, chunk = s.chunk;
   const int64_t chunks = attention_chunks(s);
   const int64_t kp = attention_row_pitch(D, sizeof(T)), vp = attention_row_pitch(Dv, sizeof(T));
   T* kring = reinterpret_cast<T*>(vtc_smem);                       // [kStages][kt][kp]
@@ -247,11 +247,7 @@ __device__ void decode_attention_tiled(O o, Q q, K k, V v, AttentionWorkspace ws
           if (r < rows && t == 0)
 #pragma unroll
             for (int h = 0; h < G; ++h) {
-              float x = dot[h] * p.scale;
-              if (p.softcap > 0.0f) x = p.softcap * tanhf(x / p.softcap);
-              if constexpr (is_present<Mask>)
-                x += float(mask.load(Index<3>{bi, h0 + h, l0 + j0 + r}));
-              ss[h * chunk + j0 + r] = x;
+              ss[h * chunk + j0 + r] = decode_logit(dot[h], p, mask, bi, h0 + h, l0 + j0 + r);
             }
         }
       } else {
@@ -282,13 +278,7 @@ __device__ void decode_attention_tiled(O o, Q q, K k, V v, AttentionWorkspace ws
 #pragma unroll
       for (int x = 0; x < kCols; ++x) {
         const int64_t e = tid + int64_t(x) * kThreads;
-        if (e >= Dv) continue;
-        if (chunks == 1) {
-          const float res = mh[h] == neg_inf() ? 0.0f : acc[h][x] / lh[h];
-          o.store(Index<3>{bi, h0 + h, e}, res);
-        } else {
-          ws.partial[((bi * H + h0 + h) * chunks + c) * (Dv + 2) + 2 + e] = acc[h][x];
-        }
+        if (e < Dv) put_weighted_value(o, ws, s, chunks, bi, h0 + h, c, e, acc[h][x], mh[h], lh[h]);
       }
     if (chunks > 1) attention_combine<G>(o, ws, s, bi, g, c, mh, lh, flag);
     __syncthreads(); // the rings and logits are free before the next batch's tiles

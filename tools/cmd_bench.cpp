@@ -355,8 +355,8 @@ int bench(const BenchArgs& args) {
     fmt::print(" {} {:.3f} ms{}", m.strategy, m.median_ms, &m == &runs.back() ? "\n" : ",");
   std::string ort_text = ort.available ? fmt::format("onnxruntime {:.3f} ms", ort.median_ms)
                                        : std::string("onnxruntime n/a");
-  std::string ov_text = ov.available ? fmt::format("openvino {:.3f} ms", ov.median_ms)
-                                     : std::string("openvino n/a");
+  std::string ov_text =
+      ov.available ? fmt::format("openvino {:.3f} ms", ov.median_ms) : std::string("openvino n/a");
   fmt::print("bench: none {}, greedy {}, {}, {}, peak none {}, greedy {}\n", time_text(none),
              time_text(greedy), ort_text, ov_text, peak_text(none), peak_text(greedy));
   return 0;

@@ -45,11 +45,10 @@ PeerRun run_engine(const std::string& engine, const std::string& model, const Te
   std::ofstream((dir.path / "manifest.json").string()) << manifest.dump();
 
   std::string script = std::string(VTC_SOURCE_DIR) + "/tools/onnxruntime_peer.py";
-  jit::ProcessResult p =
-      jit::run_process({python, script, "--model", std::filesystem::absolute(model).string(),
-                        "--dir", dir.path.string(), "--threads", std::to_string(threads),
-                        "--warmup", std::to_string(warmup), "--repeat", std::to_string(repeat),
-                        "--engine", engine});
+  jit::ProcessResult p = jit::run_process(
+      {python, script, "--model", std::filesystem::absolute(model).string(), "--dir",
+       dir.path.string(), "--threads", std::to_string(threads), "--warmup", std::to_string(warmup),
+       "--repeat", std::to_string(repeat), "--engine", engine});
   std::ifstream in((dir.path / "result.json").string());
   if (!p.ok() || !in) {
     run.reason = python + " " + script + ": " + p.describe_status();

@@ -40,8 +40,8 @@ PreambleBuild build_preamble(const std::string& preamble, const CompileOptions& 
   const fs::path gch = header.string() + ".gch";
   if (!fs::exists(header)) write_atomically(header, preamble);
   if (fs::exists(gch)) return out;
-  const fs::path tmp = header.parent_path() / (header.stem().string() + "." + unique_suffix() +
-                                               ".tmp.gch");
+  const fs::path tmp =
+      header.parent_path() / (header.stem().string() + "." + unique_suffix() + ".tmp.gch");
   std::vector<std::string> argv = split_command(options.compiler);
   for (const std::string& flag : effective_flags(options))
     if (flag != "-shared") argv.push_back(flag); // a link flag: nothing is linked here

@@ -509,16 +509,16 @@ Case attention_tiled_case(DType t, Layout in, int64_t batch, int64_t heads, int6
   return c;
 }
 
-Case attention_mma_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len,
-                        int64_t d, int64_t group, int64_t valid, float softcap) {
+Case attention_mma_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len, int64_t d,
+                        int64_t group, int64_t valid, float softcap) {
   Case c = attention_case(t, in, batch, heads, kv_len, d, group, valid, softcap);
   c.name = "decode_attention_mma_g" + std::to_string(group) + suffix(t, in, Layout::dense);
   c.group = "attention_mma_" + std::string(dtype_name(t)) +
             shape_key({batch, heads, kv_len, d, group, valid});
   const k::DecodeAttentionShape s =
       k::make_decode_attention_mma_shape(batch, heads, kv_len, d, d, group);
-  c.call = decode_attention_call("decode_attention_mma", s, 1.0f / std::sqrt(float(d)), softcap,
-                                 valid);
+  c.call =
+      decode_attention_call("decode_attention_mma", s, 1.0f / std::sqrt(float(d)), softcap, valid);
   c.launch = k::decode_attention_mma_launch(s);
   c.workspace_bytes = k::attention_workspace_bytes(s);
   return c;

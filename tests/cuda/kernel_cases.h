@@ -91,8 +91,8 @@ Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv
 Case attention_tiled_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len,
                           int64_t d, int64_t group, int64_t valid, float softcap);
 // decode_attention_mma (both products on tensor cores), 16-bit types only.
-Case attention_mma_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len,
-                        int64_t d, int64_t group, int64_t valid, float softcap);
+Case attention_mma_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len, int64_t d,
+                        int64_t group, int64_t valid, float softcap);
 // Prefill: T queries against S keys, K and V of group-times fewer heads; with a [B,H,T,S]
 // additive mask as operand 4 when `mask`.
 Case prefill_attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t q_len,

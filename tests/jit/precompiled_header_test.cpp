@@ -40,7 +40,7 @@ TEST_F(PrecompiledHeader, IncludeLineNamesACacheEntryAndTouchesNothing) {
   EXPECT_EQ(header.parent_path(), fs::absolute(o.cache_dir));
   EXPECT_EQ(header.extension(), ".h");
   EXPECT_FALSE(fs::exists(header));
-  EXPECT_EQ(preamble_include(kPreamble, o), line);                    // a function of its input
+  EXPECT_EQ(preamble_include(kPreamble, o), line);                     // a function of its input
   EXPECT_NE(preamble_include(std::string(kPreamble) + "\n", o), line); // and of all of it
 }
 
@@ -85,7 +85,8 @@ TEST_F(PrecompiledHeader, APreambleThatDoesNotCompileIsReportedByThePart) {
     compile_and_load(line + kPart, o);
     ADD_FAILURE() << "expected vtc::Error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("was not declared in this scope"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("was not declared in this scope"), std::string::npos)
+        << e.what();
   }
 }
 

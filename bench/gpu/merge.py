@@ -1,8 +1,11 @@
 """Merges the GPU benchmark's runs into one table, one JSON file and one chart.
 
-Takes run.py's run.json files (or the folders holding them); a case measured in several runs
-is taken from the last one given (ratios are only meaningful within one run, so a case's
-systems always come from the same run). Warm-up runs are skipped. Writes into --out:
+Takes run.py's run.json files (or the folders holding them), and merged gpu-bench.json files
+such as a committed bench/results/h200-<date>.json (each of its entries counts as a case of the
+run it came from), so a rerun of some workloads can replace their rows in an earlier table; a
+case measured in several inputs is taken from the last one given (ratios are only meaningful
+within one run, so a case's systems always come from the same run). Warm-up runs are skipped.
+Writes into --out:
 
     gpu-bench.txt   the printed table, ending with
                     gpu-bench: geomean speedup over best peer S, min M, workloads W
@@ -32,9 +35,27 @@ def load_runs(paths: list[str]) -> list[dict]:
         path = os.path.join(p, "run.json") if os.path.isdir(p) else p
         with open(path) as f:
             doc = json.load(f)
+        if "workloads" in doc and "cases" not in doc:
+            runs += merged_runs(doc, path)
+            continue
         doc["path"] = path
         runs.append(doc)
     return runs
+
+
+def merged_runs(doc: dict, path: str) -> list[dict]:
+    """A merged table as the runs its entries came from, in the table's order."""
+    by_path = {r["path"]: r for r in doc.get("runs", [])}
+    runs: dict[str, dict] = {}
+    for e in doc["workloads"]:
+        rec = {k: v for k, v in e.items() if k not in ("run", "run_started")}
+        src = e.get("run") or path
+        if src not in runs:
+            info = {k: v for k, v in by_path.get(src, {}).items() if k != "path"}
+            info.setdefault("started", e.get("run_started"))
+            runs[src] = {"path": src, "run": info, "cases": []}
+        runs[src]["cases"].append(rec)
+    return list(runs.values())
 
 
 def merge_cases(runs: list[dict]) -> list[dict]:

@@ -239,6 +239,27 @@ class MergeTest(unittest.TestCase):
             with open(os.path.join(out, "gpu-bench.png"), "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
+    def test_merged_table_as_input(self):
+        a = self.run_doc("t1", [self.rec("yolo11n", 1, 1.0, 2.0), self.rec("shufflenet_v2", 1,
+                                                                            1.0, 0.5)])
+        b = self.run_doc("t2", [self.rec("shufflenet_v2", 1, 1.0, 3.0)])
+        with tempfile.TemporaryDirectory() as d:
+            for name, doc in (("a", a), ("b", b)):
+                os.makedirs(os.path.join(d, name))
+                with open(os.path.join(d, name, "run.json"), "w") as f:
+                    json.dump(doc, f)
+            first = os.path.join(d, "first")
+            self.assertEqual(merge.main([os.path.join(d, "a"), "--out", first, "--quiet"]), 0)
+            second = os.path.join(d, "second")
+            self.assertEqual(merge.main([os.path.join(first, "gpu-bench.json"),
+                                         os.path.join(d, "b"), "--out", second, "--quiet"]), 0)
+            with open(os.path.join(second, "gpu-bench.json")) as f:
+                doc = json.load(f)
+            got = {w["workload"]: (w["speedup_over_best_peer"], w["run_started"])
+                   for w in doc["workloads"]}
+            # yolo11n kept from the earlier table with its run, shufflenet from the rerun
+            self.assertEqual(got, {"yolo11n": (2.0, "t1"), "shufflenet_v2": (3.0, "t2")})
+
     def test_no_speedups(self):
         self.assertEqual(merge.summary_line(merge.summary([])),
                          "gpu-bench: geomean speedup over best peer n/a, min n/a, workloads 0")

@@ -22,12 +22,14 @@ struct bfloat16 {
 
 VTC_HD constexpr float half_to_float(uint16_t h) {
 #if defined(__CUDA_ARCH__)
-  // On the device the conversion instruction (exact, as this code is), except for NaNs, whose
-  // payload this code keeps bit for bit.
-  if (!__builtin_is_constant_evaluated() && (h & 0x7c00) != 0x7c00) {
+  // On the device the conversion instruction (exact, as this code is), with NaNs' payloads
+  // bit for bit as below; both computed and one selected, without a branch (a branch to the
+  // integer code, with its loop for subnormals, cost every 16-bit load and epilogue step).
+  if (!__builtin_is_constant_evaluated()) {
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    return f;
+    const uint32_t nan = uint32_t(h & 0x8000) << 16 | 0x7f800000u | uint32_t(h & 0x3ff) << 13;
+    return (h & 0x7fff) > 0x7c00 ? __builtin_bit_cast(float, nan) : f;
   }
 #endif
   uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
@@ -53,13 +55,15 @@ VTC_HD constexpr float half_to_float(uint16_t h) {
 VTC_HD constexpr uint16_t float_to_half(float f) {
 #if defined(__CUDA_ARCH__)
   // On the device the rounding instruction (round to nearest even, subnormals and overflow as
-  // this code rounds them), except for NaNs, which keep their payload here. The integer code
-  // below made a 16-bit epilogue cost hundreds of instructions an element.
-  if (!__builtin_is_constant_evaluated() &&
-      (__builtin_bit_cast(uint32_t, f) & 0x7fffffffu) <= 0x7f800000u) {
+  // this code rounds them), with NaNs' payloads as below; both computed and one selected,
+  // without a branch. The integer code made a 16-bit epilogue cost hundreds of instructions an
+  // element.
+  if (!__builtin_is_constant_evaluated()) {
+    const uint32_t x = __builtin_bit_cast(uint32_t, f), absx = x & 0x7fffffffu;
     uint16_t h;
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return h;
+    const uint16_t nan = uint16_t(((x >> 16) & 0x8000) | 0x7e00 | ((absx >> 13) & 0x3ff));
+    return absx > 0x7f800000u ? nan : h;
   }
 #endif
   const uint32_t x = __builtin_bit_cast(uint32_t, f);
@@ -80,6 +84,24 @@ VTC_HD constexpr uint16_t float_to_half(float f) {
   q >>= 13;
   if (rem > 0x1000 || (rem == 0x1000 && (q & 1))) ++q;
   return sign | uint16_t(q);
+}
+
+// f rounded to half and widened back: the bits half_to_float(float_to_half(f)) gives (a NaN
+// quieted, its payload's low 13 bits cleared). On the device two conversion instructions and a
+// select, where the two functions would each select a NaN's bits on its own.
+VTC_HD constexpr float half_round(float f) {
+#if defined(__CUDA_ARCH__)
+  if (!__builtin_is_constant_evaluated()) {
+    const uint32_t x = __builtin_bit_cast(uint32_t, f);
+    uint16_t h;
+    float r;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(h));
+    const uint32_t nan = (x | 0x00400000u) & 0xffffe000u;
+    return (x & 0x7fffffffu) > 0x7f800000u ? __builtin_bit_cast(float, nan) : r;
+  }
+#endif
+  return half_to_float(float_to_half(f));
 }
 
 VTC_HD constexpr float bf16_to_float(uint16_t b) {

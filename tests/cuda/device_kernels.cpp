@@ -11,6 +11,7 @@
 // libcuda is opened at run time, so that without a driver or a device the program says so in
 // one line and exits with status 1. The last line is "N passed, M failed".
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +26,7 @@
 #include <dlfcn.h>
 
 #include "kernel_cases.h"
+#include "kernels/common/scalar_types.h"
 #include "nvrtc_helper.h"
 
 namespace vtc::cuda_test {
@@ -241,6 +243,73 @@ Outcome run_case(CUfunction f, const Case& c, const Inputs& in, bool time, int r
   return o;
 }
 
+// The device's 16-bit conversions (conversion instructions with NaNs selected apart) against
+// the host's integer code, bit for bit: every half pattern, a stride through the float
+// patterns, and the edges (NaN payloads, infinities, zeros, subnormals, halfway cases). Empty
+// on success, else the first mismatch.
+std::string check_conversions() {
+  namespace k = vtc::kernels;
+  std::vector<uint32_t> xs;
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const uint32_t v = std::bit_cast<uint32_t>(k::half_to_float(uint16_t(h)));
+    xs.insert(xs.end(), {h, v, v + 0x1000, v + 0x0fff}); // a half pattern, its value, halfway
+  }
+  for (uint64_t x = 0; x < (uint64_t(1) << 32); x += 4099)
+    xs.push_back(uint32_t(x));
+  for (uint32_t x : {0x7f800000u, 0xff800000u, 0x7f800001u, 0x7fc00000u, 0xffffffffu, 0x7fbfe000u,
+                     0x80000000u, 0x477ff000u, 0x477fefffu, 0x33000000u, 0x33000001u, 0x387fe000u})
+    xs.push_back(x);
+  const std::string src = R"(#include "kernels/common/scalar_types.h"
+using namespace vtc::kernels;
+extern "C" __global__ void conversions(const unsigned* in, unsigned* out, long long n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float f = __builtin_bit_cast(float, in[i]);
+  out[3 * i] = float_to_half(f);
+  out[3 * i + 1] = __builtin_bit_cast(unsigned, half_to_float((unsigned short)in[i]));
+  out[3 * i + 2] = __builtin_bit_cast(unsigned, half_round(f));
+}
+)";
+  NvrtcOptions no = default_nvrtc_options();
+  const NvrtcResult cr = compile_cubin(src, "conversions.cu", no);
+  if (!cr.ok) return "NVRTC failed: " + cr.log;
+  CUmodule mod;
+  check(drv.cuModuleLoadData_(&mod, cr.cubin.data()), "cuModuleLoadData");
+  CUfunction f;
+  check(drv.cuModuleGetFunction_(&f, mod, "conversions"), "cuModuleGetFunction");
+  const long long n = (long long)xs.size();
+  DeviceBuffer in(xs.size() * 4), out(xs.size() * 12);
+  std::vector<unsigned char> bytes(xs.size() * 4);
+  std::memcpy(bytes.data(), xs.data(), bytes.size());
+  in.upload(bytes);
+  CUdeviceptr pi = in.p, po = out.p;
+  long long nn = n;
+  void* args[] = {&pi, &po, &nn};
+  check(
+      drv.cuLaunchKernel_(f, unsigned((n + 255) / 256), 1, 1, 256, 1, 1, 0, nullptr, args, nullptr),
+      "cuLaunchKernel");
+  check(drv.cuCtxSynchronize_(), "kernel");
+  const std::vector<unsigned char> got = out.download(xs.size() * 12);
+  drv.cuModuleUnload_(mod);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    uint32_t d[3];
+    std::memcpy(d, got.data() + 12 * i, 12);
+    const float fx = std::bit_cast<float>(xs[i]);
+    const uint32_t want[3] = {k::float_to_half(fx),
+                              std::bit_cast<uint32_t>(k::half_to_float(uint16_t(xs[i]))),
+                              std::bit_cast<uint32_t>(k::half_to_float(k::float_to_half(fx)))};
+    const char* what[3] = {"float_to_half", "half_to_float", "half_round"};
+    for (int j = 0; j < 3; ++j)
+      if (d[j] != want[j]) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s(0x%08x): device 0x%08x, host 0x%08x", what[j], xs[i],
+                      d[j], want[j]);
+        return buf;
+      }
+  }
+  return "";
+}
+
 int run(const Options& opt) {
   if (std::string why = drv.load(); !why.empty()) {
     std::printf("cuda_device_kernels: no CUDA device (%s)\n", why.c_str());
@@ -283,6 +352,12 @@ int run(const Options& opt) {
     }
 
   int passed = 0, failed = 0;
+  if (opt.filter.empty() || std::string("conversions").find(opt.filter) != std::string::npos) {
+    const std::string why = check_conversions();
+    std::printf("conversions (16-bit, device against host, bit for bit) %s%s\n",
+                why.empty() ? "PASS" : "FAIL: ", why.c_str());
+    (why.empty() ? passed : failed)++;
+  }
   std::map<std::string, std::vector<float>> group_out;
   std::printf("%-58s %10s %8s %6s %10s %12s\n", "case", "rel err", "checked", "bits", "ms", "rate");
   for (const CaseFamily& fam : families) {

@@ -29,9 +29,16 @@ bool on_cuda(const AccessorEmitter& g) {
 // 0.044 ms (2.65 TB/s), gemv on the CUDA cores 0.073 ms (1.60 TB/s) (kernels/cuda/NOTES.md).
 constexpr int64_t kGemvTcMinRows = 1;
 
+// Batches from which a decode-sized f32 product with a small output runs on gemm_f32_small
+// (a block a batch, each thread's chain over K in turn) rather than gemv (split over K).
+// Measured on the H200, EfficientViT's 16 x 17 over K = 1024: at 256 batches 0.088 ms against
+// gemv's 0.345; at 16 batches 0.049 against gemv's 0.030 (too few blocks to hide the chain).
+constexpr int64_t kGemmF32SmallMinBatch = 64;
+
 // C = A . B on cuda: gemv (split-K) for decode-sized M — on the tensor cores from
 // kGemvTcMinRows rows of two 16-bit operands —, else the tensor-core GEMM (its tile and split-K
-// planned from the shape) for two f16 or two bf16 operands and the f32 one otherwise. The choice is
+// planned from the shape) for two f16 or two bf16 operands and the f32 one otherwise (a thread an
+// output where the whole output is small: gemm_f32_small). The choice is
 // the shape's and dtypes', so every strategy gets the same kernel.
 KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DType tb, int64_t batch,
                         int64_t M, int64_t N, int64_t K) {
@@ -42,7 +49,12 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
     return s;
   };
   const bool tc = ta == tb && (ta == DType::f16 || ta == DType::bf16);
-  if (M <= 16) {
+  const kernels::GemmShape product{batch, M, N, K};
+  const bool small = !tc && kernels::gemm_f32_small_fits(product);
+  // A small output in many batches (EfficientViT's k^T . v per head, 16 x 17 over 1024
+  // tokens, 256 of them at batch 16) runs a thread an output, not split over K by gemv,
+  // whose blocks are built for wide N.
+  if (M <= 16 && !(small && batch >= kGemmF32SmallMinBatch)) {
     const bool on_tc = tc && M >= kGemvTcMinRows;
     const kernels::GemvShape gs = on_tc ? kernels::make_gemv_tc_shape(batch, M, N, K)
                                         : kernels::make_gemv_shape(batch, M, N, K);
@@ -56,9 +68,10 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
   }
   if (tc)
     return tc_call("gemm_tc", {C.init, A.init, B.init}, kernels::plan_gemm_tc(batch, M, N, K));
-  KernelCall call{
-      "gemm_f32", {}, {C.init, A.init, B.init, "GemmShape{" + list({batch, M, N, K}) + "}"}};
-  call.launch = kernels::gemm_f32_launch(kernels::GemmShape{batch, M, N, K});
+  KernelCall call{small ? "gemm_f32_small" : "gemm_f32",
+                  {},
+                  {C.init, A.init, B.init, "GemmShape{" + list({batch, M, N, K}) + "}"}};
+  call.launch = small ? kernels::gemm_f32_small_launch(product) : kernels::gemm_f32_launch(product);
   return call;
 }
 

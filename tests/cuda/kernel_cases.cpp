@@ -376,6 +376,10 @@ Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t
              "};\n  gemm_tc<" + lits(p.bm, p.bn) + ">(@0, @1, @2, tc_workspace(ws, p), p); }";
     c.launch = k::gemm_tc_launch(p);
     c.workspace_bytes = k::gemm_tc_workspace_bytes(p);
+  } else if (k::gemm_f32_small_fits(s)) { // as code generation picks it
+    c.name = "gemm_f32_small" + suffix(t, in, out);
+    c.call = "gemm_f32_small(@0, @1, @2, GemmShape{" + lits(batch, m, n, kk) + "});";
+    c.launch = k::gemm_f32_small_launch(s);
   } else {
     c.call = c.family + "(@0, @1, @2, GemmShape{" + lits(batch, m, n, kk) + "});";
     c.launch = k::gemm_f32_launch(s);
@@ -798,6 +802,8 @@ std::vector<CaseFamily> representative_cases() {
     for (Layout in : ins) {
       copy.push_back(copy_case(t, in, Layout::dense, {3, 37, 200}));
       gemm.push_back(gemm_case(t, in, Layout::dense, 2, 130, 136, 72));
+      if (t == DType::f32) // a thread an output: a partial warp, K not a multiple of the unroll
+        gemm.push_back(gemm_case(t, in, Layout::dense, 3, 17, 15, 1027));
       if (t != DType::f32) // the tensor-core plans: 16, 32, 64 and 128-row tiles, split-K
         for (const auto& [b, m, n, kk] :
              {std::array<int64_t, 4>{1, 232, 49, 232}, std::array<int64_t, 4>{1, 24, 300, 200},
@@ -917,6 +923,9 @@ std::vector<Case> timed_cases() {
       attention_mma_case(bf, d, 1, 32, 4096, 128, 4, -1, 0.0f),
       attention_mma_case(bf, d, 16, 32, 4096, 128, 4, -1, 0.0f),
       attention_mma_case(bf, d, 16, 16, 4096, 256, 2, -1, 50.0f),
+      // timed36: EfficientViT's linear attention at batch 16 (v . k^T per head), a thread an
+      // output.
+      gemm_case(f, d, d, 256, 17, 16, 1024),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

@@ -18,6 +18,13 @@
 // and optionally the run forms over `n` elements along the last dimension from i:
 //   void run_load(const Index<R>& i, int64_t n, D* dst) const;
 //   void run_store(const Index<R>& i, int64_t n, const D* src) const;
+// An epilogue (a writer that computes before it stores: bias, activation, residual add), and a
+// view of one, may also declare
+//   static constexpr bool is_epilogue = true;
+//   auto value(const Index<R>& i, V v) const;   // what store(i, v) would write, in compute type
+//   auto target() const;                        // the writer store() writes it through
+// so that a kernel can compute several outputs and move them as one vector through target():
+// store(i, v) is target().store(i, value(i, v)).
 //
 // The rule that keeps every strategy bitwise identical: a kernel may choose HOW it moves
 // data by `contig` and `has_ptr` (vector loads, packing), never the arithmetic or its order.
@@ -58,6 +65,11 @@ concept Accessor = requires {
   A::has_ptr;
   requires int(A::rank) >= 0 && int64_t(A::contig) >= 1;
   requires bool(A::has_ptr) || !bool(A::has_ptr); // a constant
+};
+
+// Whether writer A is an epilogue with value() and target() (see the top of the file).
+template <typename A> inline constexpr bool epilogue_of = requires {
+  requires bool(A::is_epilogue);
 };
 
 // The compute type an accessor's load() returns (float for f32/f16/bf16, double for f64,

@@ -300,7 +300,8 @@ __device__ VTC_INLINE void load_floats(const A& a, Index<A::rank> i, bool vec, i
 // Stores v[0 .. N) at i .. i + N - 1 along the last dimension of a writer: one vector store of
 // from_compute(v[u]) when `vec` (vector_capable, aligned), else store() per element below
 // `limit`. A writer with ptr() stores from_compute(v) there (the accessor contract: writers
-// that compute, epilogues, have no ptr()), so both ways write the same bits.
+// that compute, epilogues, have no ptr()), so both ways write the same bits; an epilogue whose
+// target() has ptr() computes its N values and stores them as one vector there.
 template <int N, class A>
 __device__ VTC_INLINE void store_floats(const A& a, Index<A::rank> i, bool vec, int64_t limit,
                                         const float (&v)[N]) {
@@ -321,6 +322,33 @@ __device__ VTC_INLINE void store_floats(const A& a, Index<A::rank> i, bool vec, 
       }
       store_words(a.ptr(i), w);
       return;
+    }
+  }
+  // An epilogue over a writer with ptr(): the N values computed, then one vector store through
+  // the target (the bits target().store(i, value(i, v)) writes element by element).
+  if constexpr (epilogue_of<A>) {
+    using O = decltype(a.target());
+    if constexpr (vector_capable<O, N>) {
+      const O o = a.target();
+      if (i[A::rank - 1] + N <= limit && vector_at<N>(o, i)) {
+        using TO = typename O::value_type;
+        unsigned w[N * sizeof(TO) / 4];
+#pragma unroll
+        for (int k = 0; k < int(N * sizeof(TO) / 4); ++k)
+          w[k] = 0;
+        Index<A::rank> j = i;
+#pragma unroll
+        for (int u = 0; u < N; ++u) {
+          j[A::rank - 1] = i[A::rank - 1] + u;
+          const unsigned b = element_bits(from_compute<TO>(a.value(j, v[u])));
+          if constexpr (sizeof(TO) == 4)
+            w[u] = b;
+          else
+            w[u / 2] |= b << (16 * (u % 2));
+        }
+        store_words(o.ptr(i), w);
+        return;
+      }
     }
   }
   const int64_t first = i[A::rank - 1];

@@ -461,8 +461,12 @@ Acc AccessorEmitter::view(const Acc& inner, int rank, const IndexTerms& index, b
      << ">& i) const { return in.load(map(i)); }\n"
      << "  template <typename V> " << q() << "void store(const Index<" << rank
      << ">& i, V v) const { in.store(map(i), v); }\n"
-     << "  " << q() << "auto ptr(const Index<" << rank
-     << ">& i) const { return in.ptr(map(i)); }\n";
+     << "  " << q() << "auto ptr(const Index<" << rank << ">& i) const { return in.ptr(map(i)); }\n"
+     << "  static constexpr bool is_epilogue = vtc::kernels::epilogue_of<I>;\n"
+     << "  template <typename V> " << q() << "auto value(const Index<" << rank
+     << ">& i, V v) const { return in.value(map(i), v); }\n"
+     << "  " << q() << "auto target() const { return " << name
+     << "<decltype(in.target())>{in.target()}; }\n";
   // A run here is a run of the inner accessor only when the last index passes through
   // unchanged (a remapped one, like (i[1] % d), wraps inside the run): then pass runs through.
   if (dialect_.run_forms() && keeps_last && !index.empty() && index.back().is_dim(rank - 1))
@@ -550,9 +554,13 @@ Acc AccessorEmitter::storing(const Value* first, const PostOp& post,
     os << "  " << ops[k].acc.type << " e" << k << ";\n";
     inits += ", " + ops[k].acc.init;
   }
-  os << "  template <typename V> " << q() << "void store(const Index<" << r
+  os << "  static constexpr bool is_epilogue = true;\n"
+     << "  template <typename V> " << q() << "auto value(const Index<" << r
      << ">& i, V v) const {\n"
-     << body.str() << "    out.store(i, " << local[last] << ");\n  }\n";
+     << body.str() << "    return " << local[last] << ";\n  }\n"
+     << "  " << q() << "auto target() const { return out; }\n"
+     << "  template <typename V> " << q() << "void store(const Index<" << r
+     << ">& i, V v) const { out.store(i, value(i, v)); }\n";
   // The same chain over a run: operands staged, one loop over the run, its results written
   // straight into the output where the run lies there as compute values, else staged and
   // stored as one run. When every operand is one value for the whole run (a channel's scale

@@ -25,6 +25,9 @@
 
 namespace vtc::kernels {
 
+// Elements of a row one thread takes at a time in map() when rows are long.
+inline constexpr int64_t kMapPiece = 32768;
+
 // The identity function: map(out, shape, Identity{}, in) is the copy kernel.
 struct Identity {
   template <typename V> V operator()(V v) const { return v; }
@@ -119,15 +122,23 @@ void map(const Out& out, const Index<Out::rank>& shape, const F& f, const In&...
       ((seg = std::gcd(seg, In::contig)), ...);
       seg = std::min(seg, inner);
     }
-    const int64_t grain = std::max<int64_t>(1, 32768 / inner);
-    parallel_chunks(rows, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        Index<R> i = detail::row_index(shape, r);
+    // Rows longer than a piece are split into pieces (a whole number of runs), so that a
+    // tensor of few long rows — a flattened activation, a 1-D tensor — spreads over the
+    // threads too; each element is still computed alone, so the split changes no value.
+    const int64_t run = seg >= 4 ? seg : kRunChunk;
+    const int64_t piece =
+        inner > 2 * kMapPiece ? std::max<int64_t>(1, kMapPiece / run) * run : inner;
+    const int64_t pieces = (inner + piece - 1) / piece;
+    const int64_t grain = std::max<int64_t>(1, 32768 / piece);
+    parallel_chunks(rows * pieces, grain, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        Index<R> i = detail::row_index(shape, t / pieces);
+        const int64_t begin = t % pieces * piece, end = std::min(inner, begin + piece);
         if constexpr (all_ptr) {
           if (seg >= 4) {
-            for (int64_t s = 0; s < inner; s += seg) {
+            for (int64_t s = begin; s < end; s += seg) {
               i[size_t(R - 1)] = s;
-              detail::map_run_ptr(out, i, std::min(seg, inner - s), f, in...);
+              detail::map_run_ptr(out, i, std::min(seg, end - s), f, in...);
             }
             continue;
           }
@@ -136,8 +147,8 @@ void map(const Out& out, const Index<Out::rank>& shape, const F& f, const In&...
         // operands evaluate theirs in one loop), f runs over plain arrays, and the results
         // are stored a run at a time — the same values as element by element.
         using Res = std::decay_t<decltype(f(std::declval<compute_t<In>>()...))>;
-        for (int64_t s = 0; s < inner; s += kRunChunk) {
-          const int64_t n = std::min(kRunChunk, inner - s);
+        for (int64_t s = begin; s < end; s += kRunChunk) {
+          const int64_t n = std::min(kRunChunk, end - s);
           i[size_t(R - 1)] = s;
           Res res[kRunChunk];
           if constexpr (sizeof...(In) == 1 && std::is_same_v<F, Identity>) {

@@ -25,59 +25,68 @@ namespace k = vtc::kernels;
 
 constexpr int64_t kElements = int64_t(1) << 24;
 
-// The functions, as codegen spells them (src/codegen/elementwise_expr.cpp).
+// The functions, as codegen spells them (src/codegen/elementwise_expr.cpp), forced inline as
+// the generated code's vtc_* functions are (cpu_dialect.cpp): without it GCC stops inlining
+// the larger ones (erf) into the loop once the translation unit is this big, and the loop runs
+// scalar, ten times slower than the code vtc generates.
 struct Copy {
-  float operator()(float x) const { return x; }
+  [[gnu::always_inline]] float operator()(float x) const { return x; }
 };
 struct Exp {
-  float operator()(float x) const { return k::exp_fast(x); }
+  [[gnu::always_inline]] float operator()(float x) const { return k::exp_fast(x); }
 };
 struct Tanh {
-  float operator()(float x) const { return k::tanh_fast(x); }
+  [[gnu::always_inline]] float operator()(float x) const { return k::tanh_fast(x); }
 };
 struct Erf {
-  float operator()(float x) const { return k::erf_fast(x); }
+  [[gnu::always_inline]] float operator()(float x) const { return k::erf_fast(x); }
 };
 struct Log {
-  float operator()(float x) const { return k::log_fast(x); }
+  [[gnu::always_inline]] float operator()(float x) const { return k::log_fast(x); }
 };
 // The library's functions, what the expressions called before vmath.h had these.
 struct TanhLibm {
-  float operator()(float x) const { return std::tanh(x); }
+  [[gnu::always_inline]] float operator()(float x) const { return std::tanh(x); }
 };
 struct ErfLibm {
-  float operator()(float x) const { return std::erf(x); }
+  [[gnu::always_inline]] float operator()(float x) const { return std::erf(x); }
 };
 struct LogLibm {
-  float operator()(float x) const { return std::log(x); }
+  [[gnu::always_inline]] float operator()(float x) const { return std::log(x); }
 };
 struct PowCubeLibm {
-  float operator()(float x) const { return std::pow(x, 3.0f); }
+  [[gnu::always_inline]] float operator()(float x) const { return std::pow(x, 3.0f); }
 };
 struct Sigmoid {
-  float operator()(float x) const { return 1.0f / (1.0f + k::exp_fast(-x)); }
+  [[gnu::always_inline]] float operator()(float x) const { return 1.0f / (1.0f + k::exp_fast(-x)); }
 };
 struct Silu {
-  float operator()(float x) const { return x * (1.0f / (1.0f + k::exp_fast(-x))); }
+  [[gnu::always_inline]] float operator()(float x) const {
+    return x * (1.0f / (1.0f + k::exp_fast(-x)));
+  }
 };
 struct PowCube {
-  float operator()(float x) const { return x * x * x; }
+  [[gnu::always_inline]] float operator()(float x) const { return x * x * x; }
 };
 struct PowSqrt { // Pow by 0.5 stays the library's pow; Sqrt is the op exporters write
-  float operator()(float x) const { return std::sqrt(x); }
+  [[gnu::always_inline]] float operator()(float x) const { return std::sqrt(x); }
 };
 struct GeluErf {
-  float operator()(float x) const { return 0.5f * x * (1 + k::erf_fast(x * 0.7071067811865476f)); }
+  [[gnu::always_inline]] float operator()(float x) const {
+    return 0.5f * x * (1 + k::erf_fast(x * 0.7071067811865476f));
+  }
 };
 struct GeluTanh {
-  float operator()(float x) const {
+  [[gnu::always_inline]] float operator()(float x) const {
     return 0.5f * x * (1 + k::tanh_fast(0.7978845608028654f * (x + 0.044715f * x * x * x)));
   }
 };
 struct HardSwish { // x max(0, min(1, x / 6 + 1/2)), min and max passing NaN on
   static float lo(float a, float b) { return (a != a || a < b) ? a : b; }
   static float hi(float a, float b) { return (a != a || a > b) ? a : b; }
-  float operator()(float x) const { return x * hi(0.0f, lo(1.0f, x / 6 + 0.5f)); }
+  [[gnu::always_inline]] float operator()(float x) const {
+    return x * hi(0.0f, lo(1.0f, x / 6 + 0.5f));
+  }
 };
 
 template <typename T> std::vector<T> inputs(float lo, float hi) {

@@ -297,6 +297,24 @@ __device__ VTC_INLINE void load_floats(const A& a, Index<A::rank> i, bool vec, i
   }
 }
 
+// One vector store at p (aligned for N elements of T) of from_compute<T>(value(u)) for u = 0 ..
+// N - 1, packed into 32-bit words.
+template <class T, int N, class F> __device__ VTC_INLINE void store_vector(T* p, F&& value) {
+  unsigned w[N * sizeof(T) / 4];
+#pragma unroll
+  for (int k = 0; k < int(N * sizeof(T) / 4); ++k)
+    w[k] = 0;
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    const unsigned b = element_bits(from_compute<T>(value(u)));
+    if constexpr (sizeof(T) == 4)
+      w[u] = b;
+    else
+      w[u / 2] |= b << (16 * (u % 2));
+  }
+  store_words(p, w);
+}
+
 // Stores v[0 .. N) at i .. i + N - 1 along the last dimension of a writer: one vector store of
 // from_compute(v[u]) when `vec` (vector_capable, aligned), else store() per element below
 // `limit`. A writer with ptr() stores from_compute(v) there (the accessor contract: writers
@@ -308,19 +326,7 @@ __device__ VTC_INLINE void store_floats(const A& a, Index<A::rank> i, bool vec, 
   using T = typename A::value_type;
   if constexpr (vector_capable<A, N>) {
     if (vec) {
-      unsigned w[N * sizeof(T) / 4];
-#pragma unroll
-      for (int k = 0; k < int(N * sizeof(T) / 4); ++k)
-        w[k] = 0;
-#pragma unroll
-      for (int u = 0; u < N; ++u) {
-        const unsigned b = element_bits(from_compute<T>(v[u]));
-        if constexpr (sizeof(T) == 4)
-          w[u] = b;
-        else
-          w[u / 2] |= b << (16 * (u % 2));
-      }
-      store_words(a.ptr(i), w);
+      store_vector<T, N>(a.ptr(i), [&](int u) { return v[u]; });
       return;
     }
   }
@@ -331,22 +337,11 @@ __device__ VTC_INLINE void store_floats(const A& a, Index<A::rank> i, bool vec, 
     if constexpr (vector_capable<O, N>) {
       const O o = a.target();
       if (i[A::rank - 1] + N <= limit && vector_at<N>(o, i)) {
-        using TO = typename O::value_type;
-        unsigned w[N * sizeof(TO) / 4];
-#pragma unroll
-        for (int k = 0; k < int(N * sizeof(TO) / 4); ++k)
-          w[k] = 0;
-        Index<A::rank> j = i;
-#pragma unroll
-        for (int u = 0; u < N; ++u) {
-          j[A::rank - 1] = i[A::rank - 1] + u;
-          const unsigned b = element_bits(from_compute<TO>(a.value(j, v[u])));
-          if constexpr (sizeof(TO) == 4)
-            w[u] = b;
-          else
-            w[u / 2] |= b << (16 * (u % 2));
-        }
-        store_words(o.ptr(i), w);
+        store_vector<typename O::value_type, N>(o.ptr(i), [&](int u) {
+          Index<A::rank> j = i;
+          j[A::rank - 1] += u;
+          return a.value(j, v[u]);
+        });
         return;
       }
     }

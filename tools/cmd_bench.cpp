@@ -208,6 +208,7 @@ nlohmann::json strategy_json(const Measured& m) {
           {"min_ms", m.min_ms},
           {"arena_bytes", s.peak_bytes()},
           {"constant_bytes", s.constant_bytes()},
+          {"workspace_bytes", s.workspace_bytes()},
           {"bound_bytes", bound_bytes(s)},
           {"steps", c.steps},
           {"copies", c.copies},

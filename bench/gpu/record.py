@@ -1,8 +1,9 @@
 """One case's record: vtc's `bench --json`, the peers' results and the floor, joined.
 
 Every system of SYSTEMS gets an entry, {"available": False, "reason"} when it did not run.
-vtc's peak memory is its arena + weights + the tensors the caller binds (inputs, and outputs
-not held in a donated input): PyTorch's max_memory_allocated counts its weights, inputs and
+vtc's peak memory is its arena + weights + its kernels' workspaces (split-K partial sums, cuDNN's
+scratch and workspace) + the tensors the caller binds (inputs, and outputs not held in a donated
+input): PyTorch's max_memory_allocated counts its weights, inputs and
 outputs too, so the two are compared like with like. The best peer is the fastest available
 peer whose outputs matched vtc's; speedup_over_best_peer is its time over vtc greedy's.
 """
@@ -30,10 +31,11 @@ def vtc_system(vtc: dict | None, strategy: str, reason: str | None) -> dict:
     s = vtc["strategies"].get(strategy)
     if s is None:
         return {"available": False, "reason": f"strategy {strategy} not timed"}
-    peak = s["arena_bytes"] + s["constant_bytes"] + s["bound_bytes"]
+    peak = s["arena_bytes"] + s["constant_bytes"] + s["bound_bytes"] + s.get("workspace_bytes", 0)
     return {"available": True, "median_ms": s["median_ms"], "min_ms": s["min_ms"],
             "peak_bytes": peak, "arena_bytes": s["arena_bytes"],
             "constant_bytes": s["constant_bytes"], "bound_bytes": s["bound_bytes"],
+            "workspace_bytes": s.get("workspace_bytes", 0),
             "steps": s["steps"], "copies": s["copies"], "interpreted": s["interpreted"],
             "ready_s": s["ready_s"], "compile_s": s["compile_s"]}
 

@@ -86,6 +86,9 @@ public:
   int64_t peak_bytes() const;
   // Bytes of the model's constants (weights).
   int64_t constant_bytes() const;
+  // Bytes of device memory the compiled kernels hold besides the arena and the constants
+  // (split-K partial sums, cuDNN's scratch and workspace); 0 on the cpu.
+  int64_t workspace_bytes() const;
   // Seconds spent in each step of program() in the last run (empty for target ref).
   const std::vector<double>& last_step_times() const;
   // Milliseconds the last run took on the GPU, timed by CUDA events on vtc's stream from

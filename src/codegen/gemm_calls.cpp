@@ -198,6 +198,8 @@ bool gemm_supported(const Kernel& k) {
     return true;
   case KernelImpl::openblas_sgemm:
     return library_gemm_form(k).has_value();
+  case KernelImpl::cudnn_conv:
+    return false;
   }
   return false;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/accessor_emitter.h"
+#include "codegen/library_conv.h"
 #include "kernels/cuda/common.h"
 #include "passes/attention_pattern.h"
 #include "passes/kernel_graph.h"
@@ -36,6 +37,9 @@ struct KernelCall {
   // workspace it is given as `ws` (split-K partial sums and counters; 0: none).
   std::optional<kernels::Launch> launch;
   int64_t workspace_bytes = 0;
+  // A convolution the executor runs through cuDNN instead of a generated kernel (no text):
+  // it writes the raw product into the step's scratch, which the step's next call reads.
+  std::optional<LibraryConvCall> library_conv;
 
   std::string render() const;
 };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/kernel_call.h"
+#include "kernels/common/window_shapes.h"
 #include "kernels/cuda/gemm_tc.h"
 #include "kernels/cuda/reduce.h"
 
@@ -60,6 +61,9 @@ KernelCall tc_call(const std::string& function, std::vector<std::string> operand
 bool gemm_supported(const Kernel& k);
 std::vector<KernelCall> gemm_calls(KernelContext& c);
 bool window_supported(const Kernel& k); // Conv, MaxPool, AveragePool, global pooling
+// A 1-D or 2-D Conv's shape over [n, c, h, w] planes (a 1-D one's height 1, its planes not
+// flattened); nullopt for other ranks.
+std::optional<kernels::Conv2dShape> conv2d_shape(const Node& conv);
 std::vector<KernelCall> window_calls(KernelContext& c);
 bool row_supported(const Kernel& k); // Softmax, LogSoftmax, LayerNormalization, Reduce*
 std::vector<KernelCall> row_calls(KernelContext& c);

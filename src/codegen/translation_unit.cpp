@@ -86,11 +86,12 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
 
     // The text without names decides which kernel the step runs.
     std::string text = code.defs;
-    if (dialect.entry_per_call())
+    if (dialect.entry_per_call()) {
       for (const KernelCall& call : code.calls)
-        text += dialect.entry("", entry_body("", code, &call), &call);
-    else
+        if (!call.library_conv) text += dialect.entry("", entry_body("", code, &call), &call);
+    } else {
       text += dialect.entry("", entry_body("", code, nullptr), nullptr);
+    }
     auto [it, fresh] = kernel_of_text.emplace(text, int(kernel_of_text.size()));
     const std::string name = "vtc_kernel_" + std::to_string(it->second);
     const std::string scope = "vtc_k" + std::to_string(it->second);
@@ -111,6 +112,10 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
     }
     for (size_t c = 0; c < code.calls.size(); ++c) {
       const KernelCall& call = code.calls[c];
+      if (call.library_conv) {
+        tu.launches[s].push_back({"", *call.launch, 0, call.library_conv});
+        continue;
+      }
       DeviceLaunch launch{name + "_" + std::to_string(c), *call.launch, call.workspace_bytes};
       if (fresh) {
         tu.entry_texts.push_back(

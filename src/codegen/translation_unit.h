@@ -4,10 +4,12 @@
 // the table each step passes its entry point; interpreter steps have none.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/dialect.h"
+#include "codegen/library_conv.h"
 #include "kernels/cuda/common.h"
 #include "lower/program.h"
 
@@ -15,10 +17,14 @@ namespace vtc {
 
 // One GPU kernel of a step: its entry point, grid / block / dynamic shared memory, and the
 // bytes of zeroed workspace it is passed.
+// A launch whose library_conv is set runs cuDNN on the host's side of the stream instead (no
+// entry point): its raw product goes to the step's scratch, which the step's next launch is
+// given as its workspace.
 struct DeviceLaunch {
   std::string entry;
   kernels::Launch launch;
   int64_t workspace_bytes = 0;
+  std::optional<LibraryConvCall> library_conv;
 };
 
 struct TranslationUnit {

@@ -5,11 +5,13 @@
 // 2-D max and average pooling, and global pooling (on cuda a row reduction). 1-D convolutions
 // and poolings ([n, c, w]) are the 2-D ones over a plane of height 1: their operands are read
 // and written through views that insert the unit dimension.
+#include "codegen/elementwise_expr.h"
 #include "codegen/kernel_calls.h"
 #include "kernels/cpu/conv_shape.h"
 #include "kernels/cuda/conv.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemm_tc.h"
+#include "kernels/cuda/library_epilogue.h"
 #include "kernels/cuda/pool.h"
 #include "mapping/flat_plane.h"
 #include "passes/fusion.h"
@@ -181,6 +183,53 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
   return {call};
 }
 
+} // namespace
+
+std::optional<kernels::Conv2dShape> conv2d_shape(const Node& n) {
+  const Shape sx = plane_shape(n.inputs[0]->type.shape);
+  const Shape sw = plane_shape(n.inputs[1]->type.shape);
+  const Shape so = plane_shape(n.outputs[0]->type.shape);
+  if (sx.size() != 4 || sw.size() != 4 || so.size() != 4) return std::nullopt;
+  auto st = plane_attr(n, "strides", 1), dil = plane_attr(n, "dilations", 1);
+  if (st.size() != 2 || dil.size() != 2) return std::nullopt;
+  auto pads = window_pads(n, sx, so, {sw[2], sw[3]}, st, dil);
+  return kernels::Conv2dShape{
+      sx[0], sx[1], sx[2],  sx[3],  so[1],   so[2],  so[3], sw[2], sw[3], n.attr_int("group", 1),
+      st[0], st[1], dil[0], dil[1], pads[0], pads[1]};
+}
+
+namespace {
+
+// A convolution through cuDNN: the library call (its raw product into the step's scratch),
+// then the generated epilogue storing it through `out` (over `cs`'s output, whose planes may
+// be flattened: the scratch is dense either way).
+std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
+                                           const kernels::Conv2dShape& cs) {
+  const Kernel& k = c.kernel;
+  std::optional<LibraryConvShape> form = library_conv_form(k);
+  VTC_CHECK(form) << k.name << ": cuDNN cannot compute it";
+  const StorageMap& storage = c.g.storage();
+  auto buffer = [&](const Value* v) {
+    auto it = storage.buffer_of.find(v);
+    VTC_CHECK(it != storage.buffer_of.end() && !storage.virtual_values.count(v))
+        << "value '" << v->name << "' is an operand of a library kernel but is not physical";
+    return it->second;
+  };
+  KernelCall library{"cudnnConvolutionForward", {}, {}};
+  library.library_conv =
+      LibraryConvCall{*form, buffer(k.anchor->inputs[0]), buffer(k.anchor->inputs[1])};
+  library.launch = kernels::Launch{};
+  const kernels::Index<4> extent{cs.n, cs.c_out, cs.h_out, cs.w_out};
+  const std::string type = cpp_storage_type(form->dtype);
+  KernelCall epilogue{"library_epilogue",
+                      {},
+                      {out.init, "static_cast<const " + type + "*>(ws)",
+                       "Index<4>{" + std::to_string(cs.n) + ", " + std::to_string(cs.c_out) + ", " +
+                           std::to_string(cs.h_out) + ", " + std::to_string(cs.w_out) + "}"}};
+  epilogue.launch = kernels::library_epilogue_launch(extent);
+  return {library, epilogue};
+}
+
 std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   AccessorEmitter& g = c.g;
   const Shape sx = plane_shape(n.inputs[0]->type.shape);
@@ -220,6 +269,7 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
               g.constant_ref(n.inputs[1])}}};
   }
   Acc out = plane_view(g, c.output(post));
+  if (c.kernel.impl == KernelImpl::cudnn_conv) return library_conv_calls(c, out, cs);
   Acc x = plane_view(g, g.value(n.inputs[0]));
   Acc weights = plane_view(g, g.value(n.inputs[1]));
   if (g.dialect().library() == KernelLibrary::cuda) return cuda_conv(c, n, cs, out, x, weights);

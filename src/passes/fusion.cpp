@@ -53,6 +53,8 @@ const char* kernel_impl_name(KernelImpl i) {
     return "template";
   case KernelImpl::openblas_sgemm:
     return "openblas sgemm";
+  case KernelImpl::cudnn_conv:
+    return "cudnn";
   }
   return "?";
 }

@@ -13,10 +13,13 @@ namespace vtc {
 
 namespace {
 
-// A run of consecutive steps: generated ones replayed as one graph, or one interpreter step.
+// A run of consecutive steps: generated ones replayed as one graph, or one interpreter step,
+// or one generated step launched anew each run (`direct`: a library call reading, from the
+// host's table, a buffer the caller binds, whose address a graph would keep).
 struct Segment {
   size_t first = 0, end = 0;
   bool generated = false;
+  bool direct = false;
   device::CudaGraph graph;
 };
 
@@ -84,9 +87,17 @@ DeviceExecutor::DeviceExecutor(const Program& program, const TranslationUnit& un
   }
   st.device_table = device::DeviceBuffer(st.table.size() * sizeof(CUdeviceptr));
 
+  auto bound = [&](int id) {
+    const BufferRole r = program_.buffers[size_t(id)].role;
+    return r == BufferRole::input || r == BufferRole::output;
+  };
   for (size_t s = 0; s < program_.steps.size(); ++s) {
-    if (generated_[s] && !st.segments.empty() && st.segments.back().generated &&
-        st.segments.back().end == s) {
+    bool direct = false;
+    if (generated_[s])
+      for (int id : loaded_->host_read_buffers(s))
+        direct |= bound(id);
+    if (generated_[s] && !direct && !st.segments.empty() && st.segments.back().generated &&
+        !st.segments.back().direct && st.segments.back().end == s) {
       st.segments.back().end = s + 1;
       continue;
     }
@@ -94,6 +105,7 @@ DeviceExecutor::DeviceExecutor(const Program& program, const TranslationUnit& un
     seg.first = s;
     seg.end = s + 1;
     seg.generated = generated_[s];
+    seg.direct = direct;
     st.segments.push_back(std::move(seg));
   }
 }
@@ -162,7 +174,9 @@ void DeviceExecutor::run(const std::vector<void*>& inputs, const std::vector<voi
     st.uploaded_table = st.table;
   }
 
-  const LaunchArgs args{reinterpret_cast<void* const*>(st.device_table.ptr()), nullptr, stream};
+  static_assert(sizeof(CUdeviceptr) == sizeof(uint64_t));
+  const LaunchArgs args{reinterpret_cast<void* const*>(st.device_table.ptr()), nullptr, stream,
+                        reinterpret_cast<const uint64_t*>(st.table.data())};
   if (step_timing_ && st.events.size() != program_.steps.size() + 1) {
     st.events.clear();
     for (size_t s = 0; s <= program_.steps.size(); ++s)
@@ -188,9 +202,9 @@ void DeviceExecutor::run(const std::vector<void*>& inputs, const std::vector<voi
           });
       continue;
     }
-    if (step_timing_) {
+    if (step_timing_ || seg.direct) {
       for (size_t s = seg.first; s < seg.end; ++s) {
-        st.events[s].record(stream);
+        if (step_timing_) st.events[s].record(stream);
         loaded_->launch(s, args);
       }
       continue;

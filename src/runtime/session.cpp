@@ -322,6 +322,9 @@ int64_t Session::peak_bytes() const {
 int64_t Session::constant_bytes() const {
   return impl_->constant_bytes;
 }
+int64_t Session::workspace_bytes() const {
+  return impl_->executor ? impl_->executor->workspace_bytes() : 0;
+}
 
 double Session::last_run_device_ms() const {
   return impl_->executor ? impl_->executor->run_device_ms() : -1;

@@ -2,15 +2,18 @@
 // and a loaded module whose steps launch their kernels on a stream.
 #include "target/cuda_target.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <utility>
 
 #include "codegen/copy_kernel.h"
 #include "codegen/kernel_call.h"
 #include "device/cuda_device.h"
 #include "device/cuda_driver.h"
 #include "device/cuda_objects.h"
+#include "device/cudnn_conv.h"
 #include "target/cuda_unit_compiler.h"
 #include "vtc/error.h"
 
@@ -42,12 +45,34 @@ bool computes_in_float(const Kernel& k) {
   return false;
 }
 
-// One kernel of a step: its function, launch, workspace and the step's site table.
+// One kernel of a step: its function, launch, workspace and the step's site table; or a cuDNN
+// convolution (`conv`, the index of its plan) reading buffers `x` and `w` of the host table into
+// the unit's scratch, which the step's next kernel gets as its workspace.
 struct LoadedLaunch {
   CUfunction function = nullptr;
   kernels::Launch launch;
   device::DeviceBuffer workspace;
   CUdeviceptr site = 0;
+  int conv = -1;
+  int x = -1, w = -1;
+  bool reads_scratch = false;
+};
+
+// A library convolution's plan, made once per distinct shape of a unit.
+struct ConvPlans {
+  std::vector<device::CudnnConv> plans;
+  std::map<std::string, int> by_shape;
+
+  int plan(const LibraryConvShape& s) {
+    const kernels::Conv2dShape& c = s.shape;
+    std::string key = std::to_string(int(s.dtype));
+    for (int64_t v : {c.n, c.c_in, c.h, c.w, c.c_out, c.h_out, c.w_out, c.kh, c.kw, c.groups,
+                      c.stride_h, c.stride_w, c.dil_h, c.dil_w, c.pad_top, c.pad_left})
+      key += "," + std::to_string(v);
+    auto [it, fresh] = by_shape.emplace(key, int(plans.size()));
+    if (fresh) plans.emplace_back(c, s.dtype);
+    return it->second;
+  }
 };
 
 class CudaLoadedUnit final : public LoadedUnit {
@@ -71,14 +96,29 @@ public:
     object_.seconds = code.seconds;
     steps_.resize(unit.launches.size());
     sites_.resize(unit.launches.size());
+    size_t scratch_bytes = 0, conv_workspace_bytes = 0;
     for (size_t s = 0; s < unit.launches.size(); ++s) {
       if (s < unit.sites.size() && !unit.sites[s].empty()) {
         const std::vector<int64_t>& table = unit.sites[s];
         sites_[s] = device::DeviceBuffer(table.size() * sizeof(int64_t));
         sites_[s].upload(table.data(), table.size() * sizeof(int64_t));
       }
+      bool after_conv = false;
       for (const DeviceLaunch& l : unit.launches[s]) {
         LoadedLaunch loaded;
+        if (l.library_conv) {
+          loaded.conv = conv_plans_.plan(l.library_conv->conv);
+          loaded.x = l.library_conv->x_buffer;
+          loaded.w = l.library_conv->w_buffer;
+          const device::CudnnConv& plan = conv_plans_.plans[size_t(loaded.conv)];
+          scratch_bytes = std::max(scratch_bytes, size_t(l.library_conv->conv.output_elements()) *
+                                                      dtype_size(l.library_conv->conv.dtype));
+          conv_workspace_bytes = std::max(conv_workspace_bytes, plan.workspace_bytes());
+          steps_[s].push_back(std::move(loaded));
+          after_conv = true;
+          continue;
+        }
+        loaded.reads_scratch = std::exchange(after_conv, false);
         device::CudaModule& module = modules_.at(module_of.at(l.entry));
         loaded.function = module.function(l.entry);
         loaded.launch = l.launch;
@@ -91,13 +131,39 @@ public:
         loaded.site = sites_[s].ptr();
         steps_[s].push_back(std::move(loaded));
       }
+      VTC_CHECK(!after_conv) << "step " << s << ": a library convolution without its epilogue";
     }
+    scratch_ = device::DeviceBuffer(scratch_bytes);
+    conv_workspace_ = device::DeviceBuffer(conv_workspace_bytes);
+  }
+
+  std::vector<int> host_read_buffers(size_t step) const override {
+    std::vector<int> ids;
+    for (const LoadedLaunch& l : steps_.at(step))
+      if (l.conv >= 0) ids.insert(ids.end(), {l.x, l.w});
+    return ids;
+  }
+
+  int64_t workspace_bytes() const override {
+    size_t bytes = scratch_.size() + conv_workspace_.size();
+    for (const std::vector<LoadedLaunch>& step : steps_)
+      for (const LoadedLaunch& l : step)
+        bytes += l.workspace.size();
+    return int64_t(bytes);
   }
 
   void launch(size_t step, const LaunchArgs& args) override {
     for (LoadedLaunch& l : steps_.at(step)) {
+      if (l.conv >= 0) {
+        VTC_CHECK(args.host_buffers)
+            << "step " << step << ": a library call without the host table";
+        conv_plans_.plans[size_t(l.conv)].run(static_cast<CUstream>(args.stream),
+                                              args.host_buffers[l.x], args.host_buffers[l.w],
+                                              scratch_.ptr(), conv_workspace_.ptr());
+        continue;
+      }
       void* table = const_cast<void**>(args.buffers);
-      CUdeviceptr ws = l.workspace.ptr();
+      CUdeviceptr ws = l.reads_scratch ? scratch_.ptr() : l.workspace.ptr();
       void* params[] = {&table, &l.site, &ws};
       device::launch_kernel(l.function, l.launch.grid, l.launch.block, l.launch.smem_bytes,
                             static_cast<CUstream>(args.stream), params,
@@ -109,6 +175,10 @@ private:
   std::vector<device::CudaModule> modules_; // one per compiled part
   std::vector<std::vector<LoadedLaunch>> steps_;
   std::vector<device::DeviceBuffer> sites_; // per step: its site table in device memory
+  ConvPlans conv_plans_;
+  // Shared by every library convolution (steps run one after another on the stream): the raw
+  // product its epilogue reads, and cuDNN's workspace.
+  device::DeviceBuffer scratch_, conv_workspace_;
 };
 
 } // namespace
@@ -119,9 +189,33 @@ FuseOptions CudaTarget::fuse_options() const {
   return options;
 }
 
-void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode) const {
-  for (Kernel& k : kg.kernels)
+void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const {
+  VTC_CHECK(mode != LibraryMode::always || device::cudnn_available())
+      << "library mode 'always' on cuda: " << device::cudnn_unavailable_reason();
+  const bool cudnn = mode != LibraryMode::never && device::cudnn_available();
+  for (Kernel& k : kg.kernels) {
     k.impl = KernelImpl::vtc_template;
+    if (!cudnn || !generates_kernel(k)) continue;
+    std::optional<LibraryConvShape> form = library_conv_form(k);
+    if (form && (mode == LibraryMode::always || prefer_cudnn_conv(*form)))
+      k.impl = KernelImpl::cudnn_conv;
+  }
+}
+
+std::vector<const Value*> CudaTarget::physical_operands(const Kernel& k) const {
+  if (k.impl != KernelImpl::cudnn_conv) return {};
+  return {k.anchor->inputs[0], k.anchor->inputs[1]};
+}
+
+bool prefer_cudnn_conv(const LibraryConvShape& s) {
+  // Measured on the H200 (vtc bench greedy, YOLO11 and its C3k2 block, f16): vtc's implicit
+  // GEMM gathers a window's taps element by element, cuDNN is faster on every window larger
+  // than 1x1 (C3k2 b16 1.56 -> 1.12 ms, YOLO11n b16 3.09 -> 2.63). A pointwise convolution is
+  // a GEMM over rows, which the tensor-core GEMM reads whole: faster than cuDNN's NCHW
+  // kernels on large planes (C3k2 b16, 409600 pixels: 1.12 ms against 2.42 with cuDNN), slower
+  // on small ones (YOLO11n b1, at most 25600 pixels: 1.00 ms against 0.73).
+  const kernels::Conv2dShape& c = s.shape;
+  return c.kh * c.kw > 1 || c.n * c.h_out * c.w_out <= kCudnnPointwiseMaxPixels;
 }
 
 bool CudaTarget::generates_kernel(const Kernel& k) const {

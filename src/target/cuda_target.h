@@ -3,12 +3,14 @@
 // every kernel call of a step is a kernel launched with its grid, block and shared memory on
 // the executor's stream. Kernels from kernels/cuda: tensor-core GEMMs for 16-bit floats, the
 // f32 GEMM, split-K gemv for decode-sized products, row kernels, pooling, convolutions as
-// implicit GEMMs, the generic copy. No library kernels, no fused max pooling; kernels of
-// other dtypes (f64, integer arithmetic) run on the reference interpreter. Buffers live in
-// device memory (DeviceExecutor); 32-byte memory transactions.
+// implicit GEMMs, the generic copy; cuDNN for 16-bit convolutions where it loads and is
+// preferred (prefer_cudnn_conv; Options::library), an epilogue kernel storing its product. No
+// fused max pooling; kernels of other dtypes (f64, integer arithmetic) run on the reference
+// interpreter. Buffers live in device memory (DeviceExecutor); 32-byte memory transactions.
 #pragma once
 
 #include "codegen/cuda_dialect.h"
+#include "codegen/library_conv.h"
 #include "jit/nvrtc_compiler.h"
 #include "target/cuda_unit_compiler.h"
 #include "target/target.h"
@@ -21,7 +23,8 @@ public:
   bool compiles() const override { return true; }
   FuseOptions fuse_options() const override;
   void choose_implementations(KernelGraph& kg, LibraryMode mode) const override;
-  std::vector<const Value*> physical_operands(const Kernel&) const override { return {}; }
+  // A cuDNN convolution's input and weights.
+  std::vector<const Value*> physical_operands(const Kernel& k) const override;
   bool generates_kernel(const Kernel& k) const override;
   bool generates_copy(const Node& n) const override;
   int64_t transaction_bytes() const override { return dialect_.transaction_bytes(); }
@@ -41,6 +44,12 @@ private:
 // under driver `driver_version` (0: unknown): include directories, cache and verbosity from
 // `options`, the default flags with fused multiply-adds only where a kernel writes them
 // (--fmad=false, as the cpu target's -ffp-contract=off).
+// Whether cuDNN is preferred to vtc's kernels for a convolution it can compute (library mode
+// 'auto'): every window larger than 1x1, and pointwise convolutions of at most
+// kCudnnPointwiseMaxPixels output pixels (images times plane).
+inline constexpr int64_t kCudnnPointwiseMaxPixels = 32768;
+bool prefer_cudnn_conv(const LibraryConvShape& s);
+
 jit::NvrtcOptions cuda_nvrtc_options(const jit::CompileOptions& options, const std::string& arch,
                                      int driver_version);
 

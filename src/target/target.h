@@ -29,6 +29,8 @@ struct LaunchArgs {
   void* const* buffers = nullptr;
   void* packs = nullptr;  // cpu: the executor's kernels::ConstantPacks
   void* stream = nullptr; // cuda: the CUstream the step's kernels are queued on
+  // cuda: the same table in host memory (library calls take their operands' addresses from it).
+  const uint64_t* host_buffers = nullptr;
 };
 
 // A translation unit compiled and loaded on a target: its entry points, ready to launch.
@@ -38,6 +40,13 @@ public:
   // Runs step `step`'s entry points (TranslationUnit::entries[step], not empty): on cpu it
   // returns when the step is done; on cuda its kernels are queued on args.stream.
   virtual void launch(size_t step, const LaunchArgs& args) = 0;
+  // The buffers whose addresses step `step`'s launch reads from LaunchArgs::host_buffers (a
+  // library call's operands): the work it queues holds those addresses, so a graph captured of
+  // it is replayed only where they cannot change between runs.
+  virtual std::vector<int> host_read_buffers(size_t step) const { return {}; }
+  // Bytes of device memory the unit holds besides the program's buffers (split-K partial sums,
+  // a library's scratch and workspace).
+  virtual int64_t workspace_bytes() const { return 0; }
   // The compiled object: cache key, paths, compile time (0 when it came from the cache).
   const jit::CompiledObject& object() const { return object_; }
 

@@ -1,0 +1,269 @@
+// cuDNN's convolution (see cudnn_conv.h): the library's functions resolved with dlsym and
+// typed by <cudnn.h>'s own declarations, the handle, and the plan of one shape.
+#include "device/cudnn_conv.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "device/cuda_device.h"
+#include "vtc/error.h"
+
+#if VTC_HAS_CUDNN
+#include <cudnn.h>
+#include <dlfcn.h>
+#endif
+
+namespace vtc::device {
+
+namespace {
+
+std::string shape_text(const kernels::Conv2dShape& s, DType t) {
+  std::ostringstream o;
+  o << "convolution x [" << s.n << ", " << s.c_in << ", " << s.h << ", " << s.w << "] w ["
+    << s.c_out << ", " << s.c_in / s.groups << ", " << s.kh << ", " << s.kw << "] -> [" << s.n
+    << ", " << s.c_out << ", " << s.h_out << ", " << s.w_out << "] " << dtype_name(t)
+    << " (strides " << s.stride_h << "x" << s.stride_w << ", dilations " << s.dil_h << "x"
+    << s.dil_w << ", pads " << s.pad_top << "x" << s.pad_left << ")";
+  return o.str();
+}
+
+} // namespace
+
+#if VTC_HAS_CUDNN
+
+namespace {
+
+#define VTC_CUDNN_FUNCTIONS(X)                                                                     \
+  X(cudnnGetVersion)                                                                               \
+  X(cudnnGetErrorString)                                                                           \
+  X(cudnnCreate)                                                                                   \
+  X(cudnnSetStream)                                                                                \
+  X(cudnnCreateTensorDescriptor)                                                                   \
+  X(cudnnSetTensor4dDescriptor)                                                                    \
+  X(cudnnDestroyTensorDescriptor)                                                                  \
+  X(cudnnCreateFilterDescriptor)                                                                   \
+  X(cudnnSetFilter4dDescriptor)                                                                    \
+  X(cudnnDestroyFilterDescriptor)                                                                  \
+  X(cudnnCreateConvolutionDescriptor)                                                              \
+  X(cudnnSetConvolution2dDescriptor)                                                               \
+  X(cudnnSetConvolutionMathType)                                                                   \
+  X(cudnnDestroyConvolutionDescriptor)                                                             \
+  X(cudnnGetConvolution2dForwardOutputDim)                                                         \
+  X(cudnnGetConvolutionForwardAlgorithmMaxCount)                                                   \
+  X(cudnnGetConvolutionForwardAlgorithm_v7)                                                        \
+  X(cudnnConvolutionForward)
+
+struct Cudnn {
+#define VTC_MEMBER(name) decltype(&::name) name = nullptr;
+  VTC_CUDNN_FUNCTIONS(VTC_MEMBER)
+#undef VTC_MEMBER
+  cudnnHandle_t handle = nullptr;
+  std::mutex mutex;  // the handle's stream is set for each call
+  std::string error; // empty when loaded
+};
+
+Cudnn& cudnn() {
+  static Cudnn* loaded = [] {
+    auto* c = new Cudnn; // never destroyed: cuDNN may be used until exit
+    const char* named = std::getenv("VTC_CUDNN_LIBRARY");
+    const std::string library = named && *named ? named : "libcudnn.so.9";
+    void* lib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* e = dlerror();
+      c->error = "cuDNN not found (" + std::string(e ? e : library) +
+                 "; $VTC_CUDNN_LIBRARY names the library, or --library never does without it)";
+      return c;
+    }
+#define VTC_RESOLVE(name)                                                                          \
+  if (c->error.empty()) {                                                                          \
+    c->name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name));                              \
+    if (!c->name) c->error = library + " has no " #name;                                           \
+  }
+    VTC_CUDNN_FUNCTIONS(VTC_RESOLVE)
+#undef VTC_RESOLVE
+    if (c->error.empty() && c->cudnnGetVersion() / 10000 != CUDNN_MAJOR)
+      c->error = library + " is cuDNN " + std::to_string(c->cudnnGetVersion()) +
+                 ", vtc was built for cuDNN " + std::to_string(CUDNN_MAJOR);
+    return c;
+  }();
+  return *loaded;
+}
+
+void check(const Cudnn& c, cudnnStatus_t s, const std::string& what) {
+  VTC_CHECK(s == CUDNN_STATUS_SUCCESS) << what << ": cuDNN: " << c.cudnnGetErrorString(s);
+}
+
+cudnnHandle_t handle(Cudnn& c) {
+  std::lock_guard lock(c.mutex);
+  if (!c.handle) {
+    cuda_device(); // the primary context current on this thread
+    check(c, c.cudnnCreate(&c.handle), "creating the cuDNN handle");
+  }
+  return c.handle;
+}
+
+cudnnDataType_t data_type(DType t) {
+  return t == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+}
+
+} // namespace
+
+bool cudnn_available() {
+  return cudnn().error.empty();
+}
+
+std::string cudnn_unavailable_reason() {
+  return cudnn().error;
+}
+
+struct CudnnConv::Plan {
+  Cudnn* c = nullptr;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnConvolutionFwdAlgo_t algo{};
+  size_t workspace = 0;
+  std::string what;
+
+  ~Plan() {
+    if (x) c->cudnnDestroyTensorDescriptor(x);
+    if (y) c->cudnnDestroyTensorDescriptor(y);
+    if (w) c->cudnnDestroyFilterDescriptor(w);
+    if (conv) c->cudnnDestroyConvolutionDescriptor(conv);
+  }
+};
+
+CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype) : plan_(std::make_unique<Plan>()) {
+  Plan& p = *plan_;
+  p.what = shape_text(s, dtype);
+  Cudnn& c = cudnn();
+  VTC_CHECK(c.error.empty()) << p.what << ": " << c.error;
+  VTC_CHECK(dtype == DType::f16 || dtype == DType::bf16)
+      << p.what << ": cuDNN runs f16 and bf16 convolutions here";
+  p.c = &c;
+  cudnnHandle_t h = handle(c);
+  const cudnnDataType_t t = data_type(dtype);
+  auto i = [](int64_t v) { return int(v); };
+  check(c, c.cudnnCreateTensorDescriptor(&p.x), p.what);
+  check(c, c.cudnnCreateTensorDescriptor(&p.y), p.what);
+  check(c, c.cudnnCreateFilterDescriptor(&p.w), p.what);
+  check(c, c.cudnnCreateConvolutionDescriptor(&p.conv), p.what);
+  check(c,
+        c.cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, t, i(s.n), i(s.c_in), i(s.h), i(s.w)),
+        p.what + " (input)");
+  check(c,
+        c.cudnnSetFilter4dDescriptor(p.w, t, CUDNN_TENSOR_NCHW, i(s.c_out), i(s.c_in / s.groups),
+                                     i(s.kh), i(s.kw)),
+        p.what + " (weights)");
+  check(c,
+        c.cudnnSetConvolution2dDescriptor(p.conv, i(s.pad_top), i(s.pad_left), i(s.stride_h),
+                                          i(s.stride_w), i(s.dil_h), i(s.dil_w),
+                                          CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        p.what + " (convolution)");
+  check(c, c.cudnnSetConvolutionMathType(p.conv, CUDNN_TENSOR_OP_MATH), p.what);
+  int n = 0, ch = 0, ho = 0, wo = 0;
+  check(c, c.cudnnGetConvolution2dForwardOutputDim(p.conv, p.x, p.w, &n, &ch, &ho, &wo), p.what);
+  VTC_CHECK(n == s.n && ch == s.c_out && ho == s.h_out && wo == s.w_out)
+      << p.what << ": cuDNN's output is [" << n << ", " << ch << ", " << ho << ", " << wo << "]";
+  check(c, c.cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, t, n, ch, ho, wo),
+        p.what + " (output)");
+
+  int count = 0;
+  check(c, c.cudnnGetConvolutionForwardAlgorithmMaxCount(h, &count), p.what);
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(size_t(std::max(count, 1)));
+  int returned = 0;
+  check(c,
+        c.cudnnGetConvolutionForwardAlgorithm_v7(h, p.x, p.w, p.conv, p.y, int(perf.size()),
+                                                 &returned, perf.data()),
+        p.what + " (choosing the algorithm)");
+  bool found = false;
+  for (int k = 0; k < returned && !found; ++k) {
+    const cudnnConvolutionFwdAlgoPerf_t& r = perf[size_t(k)];
+    if (r.status != CUDNN_STATUS_SUCCESS || r.memory > kCudnnWorkspaceLimit) continue;
+    p.algo = r.algo;
+    p.workspace = r.memory;
+    check(c, c.cudnnSetConvolutionMathType(p.conv, r.mathType), p.what);
+    found = true;
+  }
+  VTC_CHECK(found) << p.what << ": cuDNN has no algorithm for it within "
+                   << (kCudnnWorkspaceLimit >> 20) << " MiB of workspace";
+}
+
+CudnnConv::~CudnnConv() = default;
+CudnnConv::CudnnConv(CudnnConv&&) noexcept = default;
+CudnnConv& CudnnConv::operator=(CudnnConv&&) noexcept = default;
+
+size_t CudnnConv::workspace_bytes() const {
+  return plan_->workspace;
+}
+
+std::string CudnnConv::algorithm() const {
+  switch (plan_->algo) {
+  case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
+    return "IMPLICIT_GEMM";
+  case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
+    return "IMPLICIT_PRECOMP_GEMM";
+  case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
+    return "GEMM";
+  case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
+    return "DIRECT";
+  case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
+    return "FFT";
+  case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
+    return "FFT_TILING";
+  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+    return "WINOGRAD";
+  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+    return "WINOGRAD_NONFUSED";
+  default:
+    return "algorithm " + std::to_string(int(plan_->algo));
+  }
+}
+
+void CudnnConv::run(CUstream stream, CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,
+                    CUdeviceptr workspace) const {
+  const Plan& p = *plan_;
+  Cudnn& c = *p.c;
+  const float one = 1.0f, zero = 0.0f;
+  std::lock_guard lock(c.mutex);
+  check(c, c.cudnnSetStream(c.handle, reinterpret_cast<cudaStream_t>(stream)), p.what);
+  auto ptr = [](CUdeviceptr a) { return reinterpret_cast<void*>(uintptr_t(a)); };
+  check(c,
+        c.cudnnConvolutionForward(c.handle, &one, p.x, ptr(x), p.w, ptr(w), p.conv, p.algo,
+                                  ptr(workspace), p.workspace, &zero, p.y, ptr(y)),
+        p.what);
+}
+
+#else // !VTC_HAS_CUDNN
+
+bool cudnn_available() {
+  return false;
+}
+
+std::string cudnn_unavailable_reason() {
+  return "vtc was built without cuDNN's headers (<cudnn.h>)";
+}
+
+struct CudnnConv::Plan {};
+
+CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype) {
+  VTC_FAIL() << shape_text(s, dtype) << ": " << cudnn_unavailable_reason();
+}
+CudnnConv::~CudnnConv() = default;
+CudnnConv::CudnnConv(CudnnConv&&) noexcept = default;
+CudnnConv& CudnnConv::operator=(CudnnConv&&) noexcept = default;
+size_t CudnnConv::workspace_bytes() const {
+  return 0;
+}
+std::string CudnnConv::algorithm() const {
+  return "";
+}
+void CudnnConv::run(CUstream, CUdeviceptr, CUdeviceptr, CUdeviceptr, CUdeviceptr) const {}
+
+#endif
+
+} // namespace vtc::device

@@ -72,6 +72,8 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       "explain", "Show which data-movement ops a strategy makes virtual, how, and what it saves");
   cmd->add_option("model", args->model, "ONNX model file")->required();
   add_strategy_option(cmd, args->options.strategy, "none, type1 or greedy");
+  add_target_option(cmd, args->options.target,
+                    "the target whose kernels and library choices are explained (cpu, cuda)");
   cmd->add_option("--donate", args->options.donate,
                   "graph inputs vtc may update in place (a KV cache)");
   add_library_option(cmd, args->options.library);

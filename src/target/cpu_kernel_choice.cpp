@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "codegen/kernel_call.h"
+#include "codegen/library_conv.h"
 #include "codegen/library_gemm.h"
 #include "target/cpu_gemm_rule.h"
 #include "vtc/error.h"
@@ -49,6 +50,10 @@ std::string kernel_impl_text(const KernelGraph& kg) {
       what = fmt::format("{:<15} {}M={} N={} K={}", what,
                          g->batch > 1 ? fmt::format("batch={} ", g->batch) : std::string(), g->M,
                          g->N, g->K);
+    else if (std::optional<LibraryConvShape> c = library_conv_form(k))
+      what = fmt::format("{:<15} {}x{} {}->{} {}x{}x{}", what, c->shape.kh, c->shape.kw,
+                         c->shape.c_in, c->shape.c_out, c->shape.n, c->shape.h_out,
+                         c->shape.w_out);
     s += fmt::format("  {:<5} {:<11} {:<44} [{}]\n", k.name, kernel_kind_name(k.kind), what, nodes);
   }
   return s;

@@ -30,7 +30,9 @@ std::vector<const Value*> library_operands(const Kernel& k);
 // One line per kernel, for `vtc explain`:
 //   k3    gemm        openblas sgemm  M=16 N=4096 K=4096       [MatMul 'proj', Add 'res']
 //   k4    norm        template                                     [LayerNormalization 'ln']
-// (gemm kernels that OpenBLAS could compute show their folded shape whichever runs them).
+// (gemm kernels that OpenBLAS could compute show their folded shape whichever runs them; on
+// cuda, convolutions cuDNN could compute show their window, channels and output, "3x3 64->32
+// 16x160x160").
 std::string kernel_impl_text(const KernelGraph& kg);
 
 } // namespace vtc

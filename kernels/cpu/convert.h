@@ -3,7 +3,10 @@
 // and narrow<T>(v) is bit for bit from_compute<T>(v) (scalar_types.h) for every input —
 // NaN payloads, subnormals, ties and overflow included — so a kernel reading through ptr()
 // stages exactly the values it would read through load(). Types other than half go straight
-// to to_compute / from_compute, whose loops the compiler vectorises already.
+// to to_compute / from_compute, whose loops the compiler vectorises already. widen_run and
+// narrow_run convert whole runs of halves: sixteen at a time by the hardware conversions where
+// the code is built for AVX-512 (the same bits: the widening quiets a signalling NaN, which is
+// undone), else element by element.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +14,11 @@
 #include <type_traits>
 
 #include "../common/scalar_types.h"
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#include <immintrin.h>
+#define VTC_HALF_RUNS_AVX512 1
+#endif
 
 namespace vtc::kernels {
 
@@ -51,6 +59,57 @@ inline uint16_t float_to_half_branchless(float f) {
   const uint32_t m_sub = 0u - uint32_t(absx < 0x38800000u);
   const uint32_t r = (nan & m_nan) | (sub & m_sub & ~m_nan) | (normal & ~m_sub & ~m_nan);
   return uint16_t(sign | r);
+}
+
+#if VTC_HALF_RUNS_AVX512
+// Sixteen halves widened, bit for bit half_to_float_branchless.
+inline __m512 widen16(__m256i h) {
+  const __m512 f = _mm512_cvtph_ps(h);
+  const __m256i exponent = _mm256_and_si256(h, _mm256_set1_epi16(0x7c00));
+  const __mmask16 inf_nan = _mm256_cmpeq_epi16_mask(exponent, _mm256_set1_epi16(0x7c00));
+  const __mmask16 payload = _mm256_test_epi16_mask(h, _mm256_set1_epi16(0x3ff));
+  const __mmask16 quiet = _mm256_test_epi16_mask(h, _mm256_set1_epi16(0x200));
+  const __mmask16 signalling = inf_nan & payload & __mmask16(~quiet);
+  const __m512i b = _mm512_castps_si512(f);
+  return _mm512_castsi512_ps(
+      _mm512_mask_andnot_epi32(b, signalling, _mm512_set1_epi32(0x00400000), b));
+}
+// Sixteen floats narrowed, bit for bit float_to_half_branchless (round to nearest even).
+inline __m256i narrow16(__m512 v) {
+  return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+#endif
+
+// d[j] = half_to_float_branchless(p[j]) for j in [0, n).
+inline void widen_run(const half* p, int64_t n, float* d) {
+  int64_t j = 0;
+#if VTC_HALF_RUNS_AVX512
+  for (; j + 16 <= n; j += 16)
+    _mm512_storeu_ps(d + j, widen16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j))));
+  if (j < n) {
+    const __mmask16 m = __mmask16((1u << (n - j)) - 1);
+    _mm512_mask_storeu_ps(d + j, m, widen16(_mm256_maskz_loadu_epi16(m, p + j)));
+  }
+#else
+  for (; j < n; ++j)
+    d[j] = half_to_float_branchless(p[j].bits);
+#endif
+}
+
+// p[j] = float_to_half_branchless(q[j]) for j in [0, n).
+inline void narrow_run(const float* q, int64_t n, half* p) {
+  int64_t j = 0;
+#if VTC_HALF_RUNS_AVX512
+  for (; j + 16 <= n; j += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + j), narrow16(_mm512_loadu_ps(q + j)));
+  if (j < n) {
+    const __mmask16 m = __mmask16((1u << (n - j)) - 1);
+    _mm256_mask_storeu_epi16(p + j, m, narrow16(_mm512_maskz_loadu_ps(m, q + j)));
+  }
+#else
+  for (; j < n; ++j)
+    p[j].bits = float_to_half_branchless(q[j]);
+#endif
 }
 
 template <typename T> inline auto widen(T v) {

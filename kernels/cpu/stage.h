@@ -151,8 +151,11 @@ inline void load_run(const A& a, Index<A::rank> i, int64_t len, C* dst) {
           continue;
         }
       }
-      for (int64_t j = 0, n = e - s; j < n; ++j)
-        d[j] = C(widen(p[j]));
+      if constexpr (std::is_same_v<typename A::value_type, half> && std::is_same_v<C, float>)
+        widen_run(p, e - s, d);
+      else
+        for (int64_t j = 0, n = e - s; j < n; ++j)
+          d[j] = C(widen(p[j]));
       s = e;
     }
   } else {
@@ -217,6 +220,9 @@ inline void store_run(const A& out, Index<A::rank> i, int64_t len, const C* src,
           copy_short_run(q, e - s, p);
         else
           std::copy(q, q + (e - s), p);
+      } else if constexpr (std::is_same_v<Epi, NoEpilogue> && std::is_same_v<T, half> &&
+                           std::is_same_v<C, float>) {
+        narrow_run(q, e - s, p);
       } else if constexpr (std::is_same_v<Epi, NoEpilogue>) {
         for (int64_t j = 0, n = e - s; j < n; ++j)
           p[j] = narrow<T>(q[j]);

@@ -97,15 +97,19 @@ TEST(ElementwiseTest, MixedTypesAndScalars) {
 }
 
 // The memory planner may give an elementwise kernel its input's buffer as output.
-TEST(ElementwiseTest, InPlaceMapEqualsOutOfPlace) {
+template <typename T> void check_in_place_map() {
   std::mt19937 rng(15);
   const Index<2> shape = {7, 333};
-  auto x = random_tensor<bfloat16, 2>(rng, shape), y = random_tensor<bfloat16, 2>(rng, shape);
-  Tensor<bfloat16, 2> out(shape);
+  auto x = random_tensor<T, 2>(rng, shape), y = random_tensor<T, 2>(rng, shape);
+  Tensor<T, 2> out(shape);
   auto f = [](float a, float b) { return a * 3.0f - b; };
   map(out.acc(), shape, f, x.acc(), y.acc());
   map(x.acc(), shape, f, x.acc(), y.acc());
-  expect_bitwise(x, out, "in-place map");
+  expect_bitwise(x, out, std::string("in-place map ") + type_name<T>());
+}
+TEST(ElementwiseTest, InPlaceMapEqualsOutOfPlace) {
+  check_in_place_map<bfloat16>();
+  check_in_place_map<half>(); // blocks of halves converted a run at a time
 }
 
 // copy() of 16-bit floats takes a bit shortcut on the pointer path; it must equal the
@@ -196,6 +200,43 @@ TEST(ConvertTest, BranchFreeHalfConversionsAreBitExact) {
   for (uint32_t hi = 0; hi < (1u << 19); ++hi)
     for (uint32_t lo : {0x0u, 0x1u, 0xfffu, 0x1000u, 0x1001u, 0x1fffu})
       check(hi << 13 | lo);
+}
+
+// widen_run and narrow_run (sixteen at a time by the hardware where built for AVX-512) equal
+// the scalar conversions on every half, on the float sweep, and on every run length and
+// offset around the vector width, writing nothing past the run.
+TEST(ConvertTest, HalfRunsEqualTheScalarConversions) {
+  std::vector<half> all(65536);
+  for (uint32_t h = 0; h < 65536; ++h)
+    all[h].bits = uint16_t(h);
+  std::vector<float> wide(65536);
+  widen_run(all.data(), 65536, wide.data());
+  for (uint32_t h = 0; h < 65536; ++h)
+    ASSERT_EQ(bits_of(wide[h]), bits_of(half_to_float(uint16_t(h)))) << "half pattern " << h;
+  std::vector<float> floats;
+  for (uint64_t x = 0; x < (uint64_t(1) << 32); x += 251) {
+    float f;
+    const uint32_t b = uint32_t(x);
+    std::memcpy(&f, &b, 4);
+    floats.push_back(f);
+  }
+  std::vector<half> narrowed(floats.size());
+  narrow_run(floats.data(), int64_t(floats.size()), narrowed.data());
+  for (size_t k = 0; k < floats.size(); ++k)
+    ASSERT_EQ(narrowed[k].bits, float_to_half(floats[k])) << "float pattern " << bits_of(floats[k]);
+  for (int64_t offset = 0; offset < 3; ++offset)
+    for (int64_t n = 0; n <= 35; ++n) {
+      std::vector<float> d(size_t(n + 1), -7.0f);
+      widen_run(all.data() + 15360 + offset, n, d.data());
+      std::vector<half> h(size_t(n + 1), half{0xabcd});
+      narrow_run(d.data(), n, h.data());
+      for (int64_t j = 0; j < n; ++j) {
+        EXPECT_EQ(bits_of(d[size_t(j)]), bits_of(half_to_float(uint16_t(15360 + offset + j))));
+        EXPECT_EQ(h[size_t(j)].bits, uint16_t(15360 + offset + j));
+      }
+      EXPECT_EQ(d[size_t(n)], -7.0f) << "n " << n;
+      EXPECT_EQ(h[size_t(n)].bits, 0xabcd) << "n " << n;
+    }
 }
 
 TEST(VmathTest, ExpFastIsWithinTwoUlp) {

@@ -6,7 +6,7 @@
 // to to_compute / from_compute, whose loops the compiler vectorises already. widen_run and
 // narrow_run convert whole runs of halves: sixteen at a time by the hardware conversions where
 // the code is built for AVX-512 (the same bits: the widening quiets a signalling NaN, which is
-// undone), else element by element.
+// undone), else element by element; so do the bfloat16 overloads (integer arithmetic).
 #pragma once
 
 #include <cstdint>
@@ -78,6 +78,22 @@ inline __m512 widen16(__m256i h) {
 inline __m256i narrow16(__m512 v) {
   return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
+// The same for bfloat16, bit for bit bf16_to_float and float_to_bf16 (a NaN made quiet, the
+// rest rounded to nearest even), in integer arithmetic.
+inline __m512 widen16_bf16(__m256i b) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(b), 16));
+}
+inline __m256i narrow16_bf16(__m512 v) {
+  const __m512i x = _mm512_castps_si512(v);
+  const __m512i abs = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+  const __mmask16 nan = _mm512_cmpgt_epi32_mask(abs, _mm512_set1_epi32(0x7f800000));
+  const __m512i high = _mm512_srli_epi32(x, 16);
+  const __m512i lsb = _mm512_and_si512(high, _mm512_set1_epi32(1));
+  const __m512i rounded =
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)), lsb), 16);
+  const __m512i quiet = _mm512_or_si512(high, _mm512_set1_epi32(0x40));
+  return _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet));
+}
 #endif
 
 // d[j] = half_to_float_branchless(p[j]) for j in [0, n).
@@ -96,6 +112,39 @@ inline void widen_run(const half* p, int64_t n, float* d) {
 #endif
 }
 
+// d[j] = bf16_to_float(p[j]) for j in [0, n).
+inline void widen_run(const bfloat16* p, int64_t n, float* d) {
+  int64_t j = 0;
+#if VTC_HALF_RUNS_AVX512
+  for (; j + 16 <= n; j += 16)
+    _mm512_storeu_ps(d + j,
+                     widen16_bf16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j))));
+  if (j < n) {
+    const __mmask16 m = __mmask16((1u << (n - j)) - 1);
+    _mm512_mask_storeu_ps(d + j, m, widen16_bf16(_mm256_maskz_loadu_epi16(m, p + j)));
+  }
+#else
+  for (; j < n; ++j)
+    d[j] = bf16_to_float(p[j].bits);
+#endif
+}
+
+// p[j] = float_to_bf16(q[j]) for j in [0, n).
+inline void narrow_run(const float* q, int64_t n, bfloat16* p) {
+  int64_t j = 0;
+#if VTC_HALF_RUNS_AVX512
+  for (; j + 16 <= n; j += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + j), narrow16_bf16(_mm512_loadu_ps(q + j)));
+  if (j < n) {
+    const __mmask16 m = __mmask16((1u << (n - j)) - 1);
+    _mm256_mask_storeu_epi16(p + j, m, narrow16_bf16(_mm512_maskz_loadu_ps(m, q + j)));
+  }
+#else
+  for (; j < n; ++j)
+    p[j].bits = float_to_bf16(q[j]);
+#endif
+}
+
 // p[j] = float_to_half_branchless(q[j]) for j in [0, n).
 inline void narrow_run(const float* q, int64_t n, half* p) {
   int64_t j = 0;
@@ -111,6 +160,9 @@ inline void narrow_run(const float* q, int64_t n, half* p) {
     p[j].bits = float_to_half_branchless(q[j]);
 #endif
 }
+
+template <typename T>
+inline constexpr bool sixteen_bit_float = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 
 template <typename T> inline auto widen(T v) {
   if constexpr (std::is_same_v<T, half>)

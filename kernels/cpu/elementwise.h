@@ -27,7 +27,7 @@ namespace vtc::kernels {
 
 // Elements of a row one thread takes at a time in map() when rows are long.
 inline constexpr int64_t kMapPiece = 32768;
-// Elements of a pointer run of halves converted and computed at a time (map_run_ptr).
+// Elements of a pointer run of 16-bit floats converted and computed at a time (map_run_ptr).
 inline constexpr int64_t kHalfBlock = 64;
 
 // The identity function: map(out, shape, Identity{}, in) is the copy kernel.
@@ -74,13 +74,13 @@ inline void map_run_ptr(const Out& out, const Index<Out::rank>& i, int64_t len, 
     const TO* pi = (in.ptr(i), ...);
     for (int64_t j = 0; j < len; ++j)
       po[j].bits = requiet(TO{}, pi[j].bits);
-  } else if constexpr (std::is_same_v<TO, half> ||
-                       (std::is_same_v<typename In::value_type, half> || ...)) {
-    // Blocks of kHalfBlock: halves widened and narrowed a run at a time (convert.h), f over
-    // plain arrays of floats in between; the same values as element by element.
+  } else if constexpr (sixteen_bit_float<TO> ||
+                       (sixteen_bit_float<typename In::value_type> || ...)) {
+    // Blocks of kHalfBlock: 16-bit floats widened and narrowed a run at a time (convert.h), f
+    // over plain arrays in between; the same values as element by element.
     constexpr int64_t B = kHalfBlock;
     auto widen_block = [](const auto* p, int64_t n, auto* d) {
-      if constexpr (std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(p)>>, half>)
+      if constexpr (sixteen_bit_float<std::remove_cv_t<std::remove_pointer_t<decltype(p)>>>)
         widen_run(p, n, d);
       else
         for (int64_t j = 0; j < n; ++j)
@@ -95,7 +95,7 @@ inline void map_run_ptr(const Out& out, const Index<Out::rank>& i, int64_t len, 
         for (int64_t j = 0; j < n; ++j)
           res[j] = f(bufs[j]...);
       }(std::array<decltype(widen(*in.ptr(i))), B>{}.data()...);
-      if constexpr (std::is_same_v<TO, half> && std::is_same_v<Res, float>)
+      if constexpr (sixteen_bit_float<TO> && std::is_same_v<Res, float>)
         narrow_run(res, n, po + s);
       else
         for (int64_t j = 0; j < n; ++j)

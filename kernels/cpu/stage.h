@@ -151,7 +151,7 @@ inline void load_run(const A& a, Index<A::rank> i, int64_t len, C* dst) {
           continue;
         }
       }
-      if constexpr (std::is_same_v<typename A::value_type, half> && std::is_same_v<C, float>)
+      if constexpr (sixteen_bit_float<typename A::value_type> && std::is_same_v<C, float>)
         widen_run(p, e - s, d);
       else
         for (int64_t j = 0, n = e - s; j < n; ++j)
@@ -220,7 +220,7 @@ inline void store_run(const A& out, Index<A::rank> i, int64_t len, const C* src,
           copy_short_run(q, e - s, p);
         else
           std::copy(q, q + (e - s), p);
-      } else if constexpr (std::is_same_v<Epi, NoEpilogue> && std::is_same_v<T, half> &&
+      } else if constexpr (std::is_same_v<Epi, NoEpilogue> && sixteen_bit_float<T> &&
                            std::is_same_v<C, float>) {
         narrow_run(q, e - s, p);
       } else if constexpr (std::is_same_v<Epi, NoEpilogue>) {

@@ -239,6 +239,36 @@ TEST(ConvertTest, HalfRunsEqualTheScalarConversions) {
     }
 }
 
+// The bfloat16 runs likewise equal bf16_to_float / float_to_bf16.
+TEST(ConvertTest, BfloatRunsEqualTheScalarConversions) {
+  std::vector<bfloat16> all(65536);
+  for (uint32_t h = 0; h < 65536; ++h)
+    all[h].bits = uint16_t(h);
+  std::vector<float> wide(65536);
+  widen_run(all.data(), 65536, wide.data());
+  for (uint32_t h = 0; h < 65536; ++h)
+    ASSERT_EQ(bits_of(wide[h]), bits_of(bf16_to_float(uint16_t(h)))) << "bfloat16 pattern " << h;
+  std::vector<float> floats;
+  for (uint64_t x = 0; x < (uint64_t(1) << 32); x += 251) {
+    float f;
+    const uint32_t b = uint32_t(x);
+    std::memcpy(&f, &b, 4);
+    floats.push_back(f);
+  }
+  for (uint32_t hi = 0; hi < (1u << 16); hi += 7)
+    for (uint32_t lo : {0x7fffu, 0x8000u, 0x8001u}) { // ties and their neighbours
+      float f;
+      const uint32_t b = hi << 16 | lo;
+      std::memcpy(&f, &b, 4);
+      floats.push_back(f);
+    }
+  std::vector<bfloat16> narrowed(floats.size() + 1, bfloat16{0xabcd});
+  narrow_run(floats.data(), int64_t(floats.size()), narrowed.data());
+  for (size_t k = 0; k < floats.size(); ++k)
+    ASSERT_EQ(narrowed[k].bits, float_to_bf16(floats[k])) << "float pattern " << bits_of(floats[k]);
+  EXPECT_EQ(narrowed.back().bits, 0xabcd);
+}
+
 TEST(VmathTest, ExpFastIsWithinTwoUlp) {
   auto ulp_error = [](float got, double want) {
     if (want == 0) return got == 0 ? 0.0 : 1e9;

@@ -17,6 +17,7 @@
 #include "kernels/cuda/gemm_tc.h"
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/gemv_tc.h"
+#include "kernels/cuda/library_epilogue.h"
 #include "kernels/cuda/pool.h"
 #include "kernels/cuda/prefill_attention.h"
 #include "kernels/cuda/reduce.h"
@@ -291,6 +292,7 @@ std::string translation_unit(const std::vector<Case>& cases) {
         "#include \"kernels/cuda/gemm.h\"\n"
         "#include \"kernels/cuda/gemv.h\"\n"
         "#include \"kernels/cuda/gemv_tc.h\"\n"
+        "#include \"kernels/cuda/library_epilogue.h\"\n"
         "#include \"kernels/cuda/norm.h\"\n"
         "#include \"kernels/cuda/pool.h\"\n"
         "#include \"kernels/cuda/prefill_attention.h\"\n"
@@ -793,6 +795,21 @@ Case upsample_case(DType t, Layout in, Layout out, int64_t n, int64_t ch, int64_
   return c;
 }
 
+Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t ch, int64_t h, int64_t w) {
+  Case c;
+  c.family = "library_epilogue";
+  c.name = c.family + suffix(t, Layout::dense, out);
+  c.group = c.family + "_" + dtype_name(t) + shape_key({n, ch, h, w});
+  c.ops = {make_operand(t, {n, ch, h, w}, out), make_operand(t, {n, ch, h, w}, Layout::dense)};
+  const std::string extent = "Index<4>{" + lits(n, ch, h, w) + "}";
+  c.call = "library_epilogue(@0, @1.ptr(Index<4>{}), " + extent + ");";
+  c.launch = k::library_epilogue_launch(k::Index<4>{n, ch, h, w});
+  c.bytes = 2.0 * double(n * ch * h * w) * double(dtype_bytes(t));
+  c.tol = 0;
+  c.ref = [=](const Inputs& x, int64_t f) { return double(x[0][size_t(f)]); };
+  return c;
+}
+
 std::vector<CaseFamily> representative_cases() {
   const DType dtypes[] = {DType::f32, DType::f16, DType::bf16};
   const Layout ins[] = {Layout::dense, Layout::transposed, Layout::concat, Layout::concat_last,
@@ -866,6 +883,13 @@ std::vector<CaseFamily> representative_cases() {
       if (t != DType::f32) gemv.push_back(gemv_tc_case(t, Layout::dense, out, 1, 8, 1000, 1536));
       rows.push_back(softmax_case(t, Layout::dense, out, 5, 1000, false));
       window.push_back(upsample_case(t, Layout::dense, out, 2, 3, 17, 19, 2));
+    }
+    // A library's raw product stored through every kind of output: rows of 37 (a partial
+    // group of 8 per row, unaligned rows) and of 64.
+    for (Layout out : {Layout::dense, Layout::transposed, Layout::concat, Layout::concat_last}) {
+      window.push_back(library_epilogue_case(t, out, 2, 3, 5, 37));
+      window.push_back(library_epilogue_case(t, out, 1, 4, 3, 64));
+      window.back().name += "_w64";
     }
     attention.push_back(attention_case(t, Layout::dense, 1, 8, 4096, 64, 8, 4096, 30.0f));
     attention.push_back(

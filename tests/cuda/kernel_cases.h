@@ -106,6 +106,8 @@ Case depthwise_case(DType t, Layout in, int64_t n, int64_t c, int64_t h, int64_t
                     int64_t stride, int64_t pad);
 Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w, int64_t c_out,
                int64_t k, int64_t stride, int64_t pad);
+// library_epilogue (kernels/cuda/library_epilogue.h): a dense raw product stored through `out`.
+Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t c, int64_t h, int64_t w);
 Case upsample_case(DType t, Layout in, Layout out, int64_t n, int64_t c, int64_t h, int64_t w,
                    int64_t factor);
 

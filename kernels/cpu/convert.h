@@ -96,71 +96,6 @@ inline __m256i narrow16_bf16(__m512 v) {
 }
 #endif
 
-// d[j] = half_to_float_branchless(p[j]) for j in [0, n).
-inline void widen_run(const half* p, int64_t n, float* d) {
-  int64_t j = 0;
-#if VTC_HALF_RUNS_AVX512
-  for (; j + 16 <= n; j += 16)
-    _mm512_storeu_ps(d + j, widen16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j))));
-  if (j < n) {
-    const __mmask16 m = __mmask16((1u << (n - j)) - 1);
-    _mm512_mask_storeu_ps(d + j, m, widen16(_mm256_maskz_loadu_epi16(m, p + j)));
-  }
-#else
-  for (; j < n; ++j)
-    d[j] = half_to_float_branchless(p[j].bits);
-#endif
-}
-
-// d[j] = bf16_to_float(p[j]) for j in [0, n).
-inline void widen_run(const bfloat16* p, int64_t n, float* d) {
-  int64_t j = 0;
-#if VTC_HALF_RUNS_AVX512
-  for (; j + 16 <= n; j += 16)
-    _mm512_storeu_ps(d + j,
-                     widen16_bf16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j))));
-  if (j < n) {
-    const __mmask16 m = __mmask16((1u << (n - j)) - 1);
-    _mm512_mask_storeu_ps(d + j, m, widen16_bf16(_mm256_maskz_loadu_epi16(m, p + j)));
-  }
-#else
-  for (; j < n; ++j)
-    d[j] = bf16_to_float(p[j].bits);
-#endif
-}
-
-// p[j] = float_to_bf16(q[j]) for j in [0, n).
-inline void narrow_run(const float* q, int64_t n, bfloat16* p) {
-  int64_t j = 0;
-#if VTC_HALF_RUNS_AVX512
-  for (; j + 16 <= n; j += 16)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + j), narrow16_bf16(_mm512_loadu_ps(q + j)));
-  if (j < n) {
-    const __mmask16 m = __mmask16((1u << (n - j)) - 1);
-    _mm256_mask_storeu_epi16(p + j, m, narrow16_bf16(_mm512_maskz_loadu_ps(m, q + j)));
-  }
-#else
-  for (; j < n; ++j)
-    p[j].bits = float_to_bf16(q[j]);
-#endif
-}
-
-// p[j] = float_to_half_branchless(q[j]) for j in [0, n).
-inline void narrow_run(const float* q, int64_t n, half* p) {
-  int64_t j = 0;
-#if VTC_HALF_RUNS_AVX512
-  for (; j + 16 <= n; j += 16)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + j), narrow16(_mm512_loadu_ps(q + j)));
-  if (j < n) {
-    const __mmask16 m = __mmask16((1u << (n - j)) - 1);
-    _mm256_mask_storeu_epi16(p + j, m, narrow16(_mm512_maskz_loadu_ps(m, q + j)));
-  }
-#else
-  for (; j < n; ++j)
-    p[j].bits = float_to_half_branchless(q[j]);
-#endif
-}
-
 template <typename T>
 inline constexpr bool sixteen_bit_float = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
 
@@ -176,6 +111,56 @@ template <typename T, typename V> inline T narrow(V v) {
     return half{float_to_half_branchless(float(v))};
   else
     return from_compute<T>(v);
+}
+
+#if VTC_HALF_RUNS_AVX512
+template <typename T> inline __m512 widen16_of(__m256i b) {
+  if constexpr (std::is_same_v<T, half>)
+    return widen16(b);
+  else
+    return widen16_bf16(b);
+}
+template <typename T> inline __m256i narrow16_of(__m512 v) {
+  if constexpr (std::is_same_v<T, half>)
+    return narrow16(v);
+  else
+    return narrow16_bf16(v);
+}
+#endif
+
+// d[j] = widen(p[j]) for j in [0, n), T half or bfloat16.
+template <typename T> inline void widen_run(const T* p, int64_t n, float* d) {
+  static_assert(sixteen_bit_float<T>, "widen_run: runs of half or bfloat16");
+  int64_t j = 0;
+#if VTC_HALF_RUNS_AVX512
+  for (; j + 16 <= n; j += 16)
+    _mm512_storeu_ps(d + j,
+                     widen16_of<T>(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j))));
+  if (j < n) {
+    const __mmask16 m = __mmask16((1u << (n - j)) - 1);
+    _mm512_mask_storeu_ps(d + j, m, widen16_of<T>(_mm256_maskz_loadu_epi16(m, p + j)));
+  }
+#else
+  for (; j < n; ++j)
+    d[j] = widen(p[j]);
+#endif
+}
+
+// p[j] = narrow<T>(q[j]) for j in [0, n), T half or bfloat16.
+template <typename T> inline void narrow_run(const float* q, int64_t n, T* p) {
+  static_assert(sixteen_bit_float<T>, "narrow_run: runs of half or bfloat16");
+  int64_t j = 0;
+#if VTC_HALF_RUNS_AVX512
+  for (; j + 16 <= n; j += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + j), narrow16_of<T>(_mm512_loadu_ps(q + j)));
+  if (j < n) {
+    const __mmask16 m = __mmask16((1u << (n - j)) - 1);
+    _mm256_mask_storeu_epi16(p + j, m, narrow16_of<T>(_mm512_maskz_loadu_ps(m, q + j)));
+  }
+#else
+  for (; j < n; ++j)
+    p[j] = narrow<T>(q[j]);
+#endif
 }
 
 } // namespace vtc::kernels

@@ -202,71 +202,62 @@ TEST(ConvertTest, BranchFreeHalfConversionsAreBitExact) {
       check(hi << 13 | lo);
 }
 
-// widen_run and narrow_run (sixteen at a time by the hardware where built for AVX-512) equal
-// the scalar conversions on every half, on the float sweep, and on every run length and
-// offset around the vector width, writing nothing past the run.
-TEST(ConvertTest, HalfRunsEqualTheScalarConversions) {
-  std::vector<half> all(65536);
+// Every 251st float pattern, and under every 7th value of the bits above `shift` the low
+// parts `lows` (a 16-bit type's rounding ties and their neighbours).
+std::vector<float> float_sweep(int shift, std::initializer_list<uint32_t> lows) {
+  std::vector<uint32_t> patterns;
+  for (uint64_t x = 0; x < (uint64_t(1) << 32); x += 251)
+    patterns.push_back(uint32_t(x));
+  for (uint32_t hi = 0; hi < (1u << (32 - shift)); hi += 7)
+    for (uint32_t lo : lows)
+      patterns.push_back(hi << shift | lo);
+  std::vector<float> floats(patterns.size());
+  std::memcpy(floats.data(), patterns.data(), patterns.size() * 4);
+  return floats;
+}
+
+// widen_run and narrow_run of T (sixteen at a time where built for AVX-512) equal the scalar
+// conversions `wide` and `narrow` on every 16-bit pattern, on the float sweep, and on every
+// run length and offset around the vector width (from the pattern of 1.0, `one`), writing
+// nothing past the run.
+template <typename T>
+void check_runs(float (*wide)(uint16_t), uint16_t (*narrow)(float), const std::vector<float>& sweep,
+                uint16_t one) {
+  std::vector<T> all(65536);
   for (uint32_t h = 0; h < 65536; ++h)
     all[h].bits = uint16_t(h);
-  std::vector<float> wide(65536);
-  widen_run(all.data(), 65536, wide.data());
+  std::vector<float> widened(65536);
+  widen_run(all.data(), 65536, widened.data());
   for (uint32_t h = 0; h < 65536; ++h)
-    ASSERT_EQ(bits_of(wide[h]), bits_of(half_to_float(uint16_t(h)))) << "half pattern " << h;
-  std::vector<float> floats;
-  for (uint64_t x = 0; x < (uint64_t(1) << 32); x += 251) {
-    float f;
-    const uint32_t b = uint32_t(x);
-    std::memcpy(&f, &b, 4);
-    floats.push_back(f);
-  }
-  std::vector<half> narrowed(floats.size());
-  narrow_run(floats.data(), int64_t(floats.size()), narrowed.data());
-  for (size_t k = 0; k < floats.size(); ++k)
-    ASSERT_EQ(narrowed[k].bits, float_to_half(floats[k])) << "float pattern " << bits_of(floats[k]);
+    ASSERT_EQ(bits_of(widened[h]), bits_of(wide(uint16_t(h)))) << type_name<T>() << " " << h;
+  std::vector<T> narrowed(sweep.size() + 1, T{0xabcd});
+  narrow_run(sweep.data(), int64_t(sweep.size()), narrowed.data());
+  for (size_t k = 0; k < sweep.size(); ++k)
+    ASSERT_EQ(narrowed[k].bits, narrow(sweep[k])) << "float pattern " << bits_of(sweep[k]);
+  EXPECT_EQ(narrowed.back().bits, 0xabcd);
   for (int64_t offset = 0; offset < 3; ++offset)
     for (int64_t n = 0; n <= 35; ++n) {
+      const uint16_t first = uint16_t(one + offset);
       std::vector<float> d(size_t(n + 1), -7.0f);
-      widen_run(all.data() + 15360 + offset, n, d.data());
-      std::vector<half> h(size_t(n + 1), half{0xabcd});
+      widen_run(all.data() + first, n, d.data());
+      std::vector<T> h(size_t(n + 1), T{0xabcd});
       narrow_run(d.data(), n, h.data());
       for (int64_t j = 0; j < n; ++j) {
-        EXPECT_EQ(bits_of(d[size_t(j)]), bits_of(half_to_float(uint16_t(15360 + offset + j))));
-        EXPECT_EQ(h[size_t(j)].bits, uint16_t(15360 + offset + j));
+        EXPECT_EQ(bits_of(d[size_t(j)]), bits_of(wide(uint16_t(first + j))));
+        EXPECT_EQ(h[size_t(j)].bits, uint16_t(first + j));
       }
       EXPECT_EQ(d[size_t(n)], -7.0f) << "n " << n;
       EXPECT_EQ(h[size_t(n)].bits, 0xabcd) << "n " << n;
     }
 }
 
-// The bfloat16 runs likewise equal bf16_to_float / float_to_bf16.
+TEST(ConvertTest, HalfRunsEqualTheScalarConversions) {
+  check_runs<half>(half_to_float, float_to_half, float_sweep(13, {0xfffu, 0x1000u, 0x1001u}),
+                   0x3c00);
+}
 TEST(ConvertTest, BfloatRunsEqualTheScalarConversions) {
-  std::vector<bfloat16> all(65536);
-  for (uint32_t h = 0; h < 65536; ++h)
-    all[h].bits = uint16_t(h);
-  std::vector<float> wide(65536);
-  widen_run(all.data(), 65536, wide.data());
-  for (uint32_t h = 0; h < 65536; ++h)
-    ASSERT_EQ(bits_of(wide[h]), bits_of(bf16_to_float(uint16_t(h)))) << "bfloat16 pattern " << h;
-  std::vector<float> floats;
-  for (uint64_t x = 0; x < (uint64_t(1) << 32); x += 251) {
-    float f;
-    const uint32_t b = uint32_t(x);
-    std::memcpy(&f, &b, 4);
-    floats.push_back(f);
-  }
-  for (uint32_t hi = 0; hi < (1u << 16); hi += 7)
-    for (uint32_t lo : {0x7fffu, 0x8000u, 0x8001u}) { // ties and their neighbours
-      float f;
-      const uint32_t b = hi << 16 | lo;
-      std::memcpy(&f, &b, 4);
-      floats.push_back(f);
-    }
-  std::vector<bfloat16> narrowed(floats.size() + 1, bfloat16{0xabcd});
-  narrow_run(floats.data(), int64_t(floats.size()), narrowed.data());
-  for (size_t k = 0; k < floats.size(); ++k)
-    ASSERT_EQ(narrowed[k].bits, float_to_bf16(floats[k])) << "float pattern " << bits_of(floats[k]);
-  EXPECT_EQ(narrowed.back().bits, 0xabcd);
+  check_runs<bfloat16>(bf16_to_float, float_to_bf16, float_sweep(16, {0x7fffu, 0x8000u, 0x8001u}),
+                       0x3f80);
 }
 
 TEST(VmathTest, ExpFastIsWithinTwoUlp) {

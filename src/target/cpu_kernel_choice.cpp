@@ -52,8 +52,7 @@ std::string kernel_impl_text(const KernelGraph& kg) {
                          g->N, g->K);
     else if (std::optional<LibraryConvShape> c = library_conv_form(k))
       what = fmt::format("{:<15} {}x{} {}->{} {}x{}x{}", what, c->shape.kh, c->shape.kw,
-                         c->shape.c_in, c->shape.c_out, c->shape.n, c->shape.h_out,
-                         c->shape.w_out);
+                         c->shape.c_in, c->shape.c_out, c->shape.n, c->shape.h_out, c->shape.w_out);
     s += fmt::format("  {:<5} {:<11} {:<44} [{}]\n", k.name, kernel_kind_name(k.kind), what, nodes);
   }
   return s;

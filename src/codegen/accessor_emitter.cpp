@@ -233,12 +233,16 @@ Acc AccessorEmitter::value(const Value* v) {
   return stored(v);
 }
 
-std::string AccessorEmitter::buffer_address(const Value* v) {
+int AccessorEmitter::physical_buffer(const Value* v) const {
   auto it = storage_.buffer_of.find(v);
   VTC_CHECK(it != storage_.buffer_of.end() && !storage_.virtual_values.count(v))
       << "value '" << v->name << "' is an operand of a library kernel but is not physical";
+  return it->second;
+}
+
+std::string AccessorEmitter::buffer_address(const Value* v) {
   return "static_cast<" + std::string(cpp_storage_type(v->type.dtype)) + "*>(" +
-         site_.buffer(it->second) + ")";
+         site_.buffer(physical_buffer(v)) + ")";
 }
 
 std::string AccessorEmitter::constant_ref(const Value* v) {

@@ -120,6 +120,8 @@ public:
   // The address of a physical value's buffer as `T*` (for library calls, which take dense
   // operands only).
   std::string buffer_address(const Value* v);
+  // The buffer of a physical value (a library kernel's operand); throws when it is virtual.
+  int physical_buffer(const Value* v) const;
   // The ConstantRef argument for a kernel operand: the program's packs and the buffer, when
   // the value is a constant in a buffer of its own; a default ConstantRef otherwise.
   std::string constant_ref(const Value* v);

@@ -208,24 +208,16 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
   const Kernel& k = c.kernel;
   std::optional<LibraryConvShape> form = library_conv_form(k);
   VTC_CHECK(form) << k.name << ": cuDNN cannot compute it";
-  const StorageMap& storage = c.g.storage();
-  auto buffer = [&](const Value* v) {
-    auto it = storage.buffer_of.find(v);
-    VTC_CHECK(it != storage.buffer_of.end() && !storage.virtual_values.count(v))
-        << "value '" << v->name << "' is an operand of a library kernel but is not physical";
-    return it->second;
-  };
   KernelCall library{"cudnnConvolutionForward", {}, {}};
-  library.library_conv =
-      LibraryConvCall{*form, buffer(k.anchor->inputs[0]), buffer(k.anchor->inputs[1])};
+  library.library_conv = LibraryConvCall{*form, c.g.physical_buffer(k.anchor->inputs[0]),
+                                         c.g.physical_buffer(k.anchor->inputs[1])};
   library.launch = kernels::Launch{};
   const kernels::Index<4> extent{cs.n, cs.c_out, cs.h_out, cs.w_out};
   const std::string type = cpp_storage_type(form->dtype);
   KernelCall epilogue{"library_epilogue",
                       {},
                       {out.init, "static_cast<const " + type + "*>(ws)",
-                       "Index<4>{" + std::to_string(cs.n) + ", " + std::to_string(cs.c_out) + ", " +
-                           std::to_string(cs.h_out) + ", " + std::to_string(cs.w_out) + "}"}};
+                       shape_array({cs.n, cs.c_out, cs.h_out, cs.w_out})}};
   epilogue.launch = kernels::library_epilogue_launch(extent);
   return {library, epilogue};
 }

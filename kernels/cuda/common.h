@@ -199,6 +199,18 @@ inline constexpr bool
     vector_capable = A::has_ptr && (A::contig % N == 0) && word_packed<typename A::value_type> &&
                      (N * sizeof(typename A::value_type)) % 4 == 0;
 
+// Whether store_floats<N> can store N adjacent elements through `a` as one vector: `a` itself,
+// or the target of an epilogue, is vector_capable (alignment is checked where it stores).
+template <class A, int N> constexpr bool vector_store_capable() {
+  if constexpr (vector_capable<A, N>)
+    return true;
+  else if constexpr (epilogue_of<A>)
+    return vector_capable<
+        portable::remove_cvref_t<decltype(portable::declval<const A&>().target())>, N>;
+  else
+    return false;
+}
+
 // Whether elements i .. i + N - 1 of `a` along the last dimension move as one vector here:
 // vector_capable, and ptr(i) aligned (i[R-1] a multiple of N and the N elements inside the
 // tensor: the caller's business).

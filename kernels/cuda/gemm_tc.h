@@ -18,7 +18,8 @@
 // cp.async where ptr() is 16-byte aligned and the run holds the chunk, else as loads held in
 // registers across the tile's products and stored after them; conv.h's gather loader reads a
 // convolution's input as the implicit GEMM's B. The epilogue parks the accumulators in shared
-// memory one warp row at a time and stores pairs of adjacent columns, a warp along one row.
+// memory one warp row at a time and stores runs of 8 adjacent columns (one 16-byte vector where
+// the output's mapping allows; pairs where it cannot take vectors of 8).
 #pragma once
 
 #include "gemm.h"
@@ -289,8 +290,11 @@ __device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWo
   __syncthreads(); // every warp is done with the stages
 
   // One warp row at a time: its warps park their accumulators (TM x BN floats), then every
-  // thread stores pairs of adjacent columns (or, with split-K, writes them to the workspace).
-  constexpr int kParkPitch = BN + 4;
+  // thread stores V adjacent columns of a row (or, with split-K, writes them to the workspace):
+  // 8 where the output stores 8 as one 16-byte vector (one address and one bias load for all
+  // 8), else pairs.
+  constexpr int V = vector_store_capable<Out, 8>() ? 8 : 2;
+  constexpr int kParkPitch = BN + 4; // floats; a multiple of 4, so rows stay 16-byte aligned
   float* park = reinterpret_cast<float*>(vtc_smem);
   const int64_t splits = p.splits;
   for (int pass = 0; pass < WM; ++pass) {
@@ -308,18 +312,31 @@ __device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWo
     }
     __syncthreads();
 #pragma unroll 1
-    for (int e = tid; e < TM * BN / 2; e += T) {
-      const int r = e / (BN / 2), c = e % (BN / 2) * 2;
+    for (int e = tid; e < TM * BN / V; e += T) {
+      const int r = e / (BN / V), c = e % (BN / V) * V;
       const int64_t m = m0 + pass * TM + r, n = n0 + c;
       if (m >= M || n >= N) continue;
-      const float v[2] = {park[r * kParkPitch + c], park[r * kParkPitch + c + 1]};
+      float v[V];
+      const float* src = park + r * kParkPitch + c;
+      if constexpr (V % 4 == 0) {
+#pragma unroll
+        for (int u = 0; u < V; u += 4) {
+          const float4 q = *reinterpret_cast<const float4*>(src + u);
+          v[u] = q.x, v[u + 1] = q.y, v[u + 2] = q.z, v[u + 3] = q.w;
+        }
+      } else {
+#pragma unroll
+        for (int u = 0; u < V; ++u)
+          v[u] = src[u];
+      }
       if (splits == 1) {
         const Index<3> i{bi, m, n};
-        store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
+        store_floats<V>(out, i, n + V <= N && vector_at<V>(out, i), N, v);
       } else {
         float* dst = ws.partial + ((bi * splits + split) * M + m) * N + n;
-        dst[0] = v[0];
-        if (n + 1 < N) dst[1] = v[1];
+#pragma unroll
+        for (int u = 0; u < V; ++u)
+          if (n + u < N) dst[u] = v[u];
       }
     }
     __syncthreads();
@@ -335,18 +352,21 @@ __device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWo
   if (*flag) {
     __threadfence();
 #pragma unroll 1
-    for (int e = tid; e < BM * BN / 2; e += T) {
-      const int r = e / (BN / 2), c = e % (BN / 2) * 2;
+    for (int e = tid; e < BM * BN / V; e += T) {
+      const int r = e / (BN / V), c = e % (BN / V) * V;
       const int64_t m = m0 + r, n = n0 + c;
       if (m >= M || n >= N) continue;
       const float* src = ws.partial + (bi * splits * M + m) * N + n;
-      float v[2] = {ld_cg(src), n + 1 < N ? ld_cg(src + 1) : 0.0f};
-      for (int64_t s = 1; s < splits; ++s) {
-        v[0] += ld_cg(src + s * M * N);
-        if (n + 1 < N) v[1] += ld_cg(src + s * M * N + 1);
-      }
+      float v[V];
+#pragma unroll
+      for (int u = 0; u < V; ++u)
+        v[u] = n + u < N ? ld_cg(src + u) : 0.0f;
+      for (int64_t s = 1; s < splits; ++s)
+#pragma unroll
+        for (int u = 0; u < V; ++u)
+          if (n + u < N) v[u] += ld_cg(src + s * M * N + u);
       const Index<3> i{bi, m, n};
-      store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
+      store_floats<V>(out, i, n + V <= N && vector_at<V>(out, i), N, v);
     }
     if (tid == 0) *counter = 0u;
   }

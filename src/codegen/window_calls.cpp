@@ -1,14 +1,15 @@
 // Kernel calls of window ops over [n, c, h, w] planes: 2-D convolution (with its kernel
 // chosen here, so the compiler instantiates only that one: on cpu depthwise, row,
-// padded-plane or implicit-GEMM; on cuda depthwise or an implicit GEMM, on the tensor cores
-// for 16-bit floats), a convolution and the max pooling of its output in one kernel (cpu),
-// 2-D max and average pooling, and global pooling (on cuda a row reduction). 1-D convolutions
-// and poolings ([n, c, w]) are the 2-D ones over a plane of height 1: their operands are read
-// and written through views that insert the unit dimension.
+// padded-plane or implicit-GEMM; on cuda depthwise, direct for windows of few taps, or an
+// implicit GEMM, on the tensor cores for 16-bit floats), a convolution and the max pooling of
+// its output in one kernel (cpu), 2-D max and average pooling, and global pooling (on cuda a
+// row reduction). 1-D convolutions and poolings ([n, c, w]) are the 2-D ones over a plane of
+// height 1: their operands are read and written through views that insert the unit dimension.
 #include "codegen/elementwise_expr.h"
 #include "codegen/kernel_calls.h"
 #include "kernels/cpu/conv_shape.h"
 #include "kernels/cuda/conv.h"
+#include "kernels/cuda/conv_direct.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemm_tc.h"
 #include "kernels/cuda/library_epilogue.h"
@@ -137,7 +138,8 @@ bool tensor_core_pair(DType a, DType b) {
 }
 
 // A convolution on cuda: depthwise, a pointwise one of 16-bit operands as a GEMM over the
-// image's planes, or the implicit GEMM over the weights as [c_out, K].
+// image's planes, a window of few taps directly, or the implicit GEMM over the weights as
+// [c_out, K].
 std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels::Conv2dShape& cs,
                                   const Acc& out, const Acc& x, const Acc& w4) {
   AccessorEmitter& g = c.g;
@@ -175,6 +177,14 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
   const bool dense = w->constant.has_value() && g.physical(w);
   Acc w2 = g.view(w4, 2, wi, w->constant.has_value() && !g.inside.count(w),
                   dense ? cs.c_in / cs.groups * cs.kh * cs.kw : 0);
+  if (kernels::conv2d_direct_fits(cs)) {
+    // A window of few taps (a stem over an image's 3 channels): a pixel a thread.
+    KernelCall call{"conv2d_direct",
+                    {std::to_string(cs.c_in), std::to_string(cs.kh), std::to_string(cs.kw)},
+                    {out.init, x.init, w2.init, conv_shape_text(cs)}};
+    call.launch = kernels::conv2d_direct_launch(cs);
+    return {call};
+  }
   if (tc)
     return {tc_call("conv2d_tc", {out.init, x.init, w2.init}, kernels::conv2d_tc_plan(cs),
                     conv_shape_text(cs))};

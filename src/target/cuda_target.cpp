@@ -14,6 +14,7 @@
 #include "device/cuda_driver.h"
 #include "device/cuda_objects.h"
 #include "device/cudnn_conv.h"
+#include "kernels/cuda/conv_direct.h"
 #include "target/cuda_unit_compiler.h"
 #include "vtc/error.h"
 
@@ -189,6 +190,23 @@ FuseOptions CudaTarget::fuse_options() const {
   return options;
 }
 
+namespace {
+
+// Whether a library convolution of `k` would read a buffer the caller binds (a model input or
+// output, as its image or its weights): cuDNN takes its operands' addresses when queued, and a
+// replayed CUDA graph would keep them, while vtc's kernels read addresses from the buffer
+// table each run. Such convolutions stay on vtc's kernel in every library mode. (Launched
+// outside the graphs instead, C3k2 at batch 1 with rotated inputs took 0.217 ms against 0.139
+// on vtc's kernel inside them, and EfficientViT with rotated inputs stopped with an illegal
+// address.)
+bool reads_bound_buffer(const Kernel& k) {
+  for (const Value* v : {k.anchor->inputs[0], k.anchor->inputs[1]})
+    if (v->is_graph_input || v->is_graph_output) return true;
+  return false;
+}
+
+} // namespace
+
 void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const {
   VTC_CHECK(mode != LibraryMode::always || device::cudnn_available())
       << "library mode 'always' on cuda: " << device::cudnn_unavailable_reason();
@@ -197,7 +215,7 @@ void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const
     k.impl = KernelImpl::vtc_template;
     if (!cudnn || !generates_kernel(k)) continue;
     std::optional<LibraryConvShape> form = library_conv_form(k);
-    if (form && (mode == LibraryMode::always || prefer_cudnn_conv(*form)))
+    if (form && !reads_bound_buffer(k) && (mode == LibraryMode::always || prefer_cudnn_conv(*form)))
       k.impl = KernelImpl::cudnn_conv;
   }
 }
@@ -214,7 +232,10 @@ bool prefer_cudnn_conv(const LibraryConvShape& s) {
   // a GEMM over rows, which the tensor-core GEMM reads whole: faster than cuDNN's NCHW
   // kernels on large planes (C3k2 b16, 409600 pixels: 1.12 ms against 2.42 with cuDNN), slower
   // on small ones (YOLO11n b1, at most 25600 pixels: 1.00 ms against 0.73).
+  // A window of few taps (a stem over 3 channels) runs on conv2d_direct: cuDNN's NCHW kernels
+  // took 0.25-0.33 ms for the stems of EfficientViT and YOLO11n at batch 16 (about 250 GB/s).
   const kernels::Conv2dShape& c = s.shape;
+  if (kernels::conv2d_direct_fits(c)) return false;
   return c.kh * c.kw > 1 || c.n * c.h_out * c.w_out <= kCudnnPointwiseMaxPixels;
 }
 

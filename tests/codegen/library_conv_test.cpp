@@ -6,6 +6,7 @@
 #include "codegen/library_conv.h"
 #include "device/cudnn_conv.h"
 #include "frontend/onnx_import.h"
+#include "kernels/cuda/conv_direct.h"
 #include "model_builder.h"
 #include "passes/fusion.h"
 #include "target/cuda_target.h"
@@ -40,11 +41,20 @@ struct Model {
   KernelGraph kg;
 };
 
+// A square model input through a Transpose of its plane: the convolutions read tensors the
+// program computes, not the caller's buffers.
+void add_computed_input(ModelBuilder& b, const std::string& name, DType t,
+                        std::vector<int64_t> shape) {
+  b.input("in_" + name, t, shape);
+  onnx::NodeProto& n = b.node("Transpose", {"in_" + name}, {name}, "transpose_" + name);
+  ModelBuilder::set_ints(n, "perm", {0, 1, 3, 2});
+}
+
 Model model() {
   ModelBuilder b;
-  b.input("x_f16", DType::f16, {1, 8, 8, 8});
-  b.input("x_f32", DType::f32, {1, 8, 8, 8});
-  b.input("x_large", DType::f16, {1, 8, 200, 200}); // 40000 pixels
+  add_computed_input(b, "x_f16", DType::f16, {1, 8, 8, 8});
+  add_computed_input(b, "x_f32", DType::f32, {1, 8, 8, 8});
+  add_computed_input(b, "x_large", DType::f16, {1, 8, 200, 200}); // 40000 pixels
   add_conv(b, "large_pointwise", DType::f16, 1, {0, 0, 0, 0}, 1, 1, "x_large");
   add_conv(b, "same3x3", DType::f16, 3, {1, 1, 1, 1}, 1);
   add_conv(b, "pointwise", DType::f16, 1, {0, 0, 0, 0}, 1);
@@ -52,6 +62,20 @@ Model model() {
   add_conv(b, "extra_bottom_pad", DType::f16, 3, {0, 0, 1, 1}, 2);  // 4x4, symmetric 3x3
   add_conv(b, "grouped", DType::f16, 3, {1, 1, 1, 1}, 1, 2);
   add_conv(b, "float", DType::f32, 3, {1, 1, 1, 1}, 1);
+  // A stem: 3 channels, 3 x 3, stride 2 (27 taps).
+  add_computed_input(b, "x_image", DType::f16, {1, 3, 16, 16});
+  b.initializer("stem_w", Tensor(DType::f16, {8, 3, 3, 3}));
+  onnx::NodeProto& stem = b.node("Conv", {"x_image", "stem_w"}, {"stem_y"}, "stem");
+  ModelBuilder::set_ints(stem, "pads", {1, 1, 1, 1});
+  ModelBuilder::set_ints(stem, "strides", {2, 2});
+  b.output("stem_y");
+  // A 3 x 3 convolution of a model input as it is.
+  b.input("x_bound", DType::f16, {1, 8, 8, 8});
+  add_conv(b, "of_input", DType::f16, 3, {1, 1, 1, 1}, 1, 1, "x_bound");
+  // A 3 x 3 convolution of a computed tensor with weights the caller gives.
+  b.input("w_bound", DType::f16, {8, 8, 3, 3});
+  b.node("Conv", {"x_f16", "w_bound"}, {"bound_weights_y"}, "bound_weights");
+  b.output("bound_weights_y");
   Model m;
   m.g = import_onnx_bytes(b.bytes(), ".", "m.onnx");
   m.kg = fuse(m.g);
@@ -74,6 +98,21 @@ TEST(LibraryConvForm, SixteenBitOneGroupSymmetricPadding) {
   EXPECT_FALSE(library_conv_form(kernel_of(m.kg, "extra_bottom_pad")));
   EXPECT_FALSE(library_conv_form(kernel_of(m.kg, "grouped")));
   EXPECT_FALSE(library_conv_form(kernel_of(m.kg, "float")));
+  // Forms of convolutions of caller-bound tensors (the target keeps them on vtc's kernels).
+  EXPECT_TRUE(library_conv_form(kernel_of(m.kg, "of_input")));
+  EXPECT_TRUE(library_conv_form(kernel_of(m.kg, "bound_weights")));
+}
+
+TEST(LibraryConvChoice, WindowsOfFewTapsStayOnTheDirectKernel) {
+  Model m = model();
+  std::optional<LibraryConvShape> stem = library_conv_form(kernel_of(m.kg, "stem"));
+  ASSERT_TRUE(stem);
+  EXPECT_TRUE(kernels::conv2d_direct_fits(stem->shape));
+  EXPECT_FALSE(prefer_cudnn_conv(*stem));
+  std::optional<LibraryConvShape> same = library_conv_form(kernel_of(m.kg, "same3x3"));
+  ASSERT_TRUE(same); // 8 channels x 3 x 3 = 72 taps
+  EXPECT_FALSE(kernels::conv2d_direct_fits(same->shape));
+  EXPECT_TRUE(prefer_cudnn_conv(*same));
 }
 
 TEST(LibraryConvChoice, ModesAndPhysicalOperands) {
@@ -93,11 +132,17 @@ TEST(LibraryConvChoice, ModesAndPhysicalOperands) {
   EXPECT_EQ(kernel_of(m.kg, "large_pointwise").impl, KernelImpl::vtc_template);
   EXPECT_EQ(kernel_of(m.kg, "grouped").impl, KernelImpl::vtc_template);
   EXPECT_EQ(kernel_of(m.kg, "float").impl, KernelImpl::vtc_template);
+  EXPECT_EQ(kernel_of(m.kg, "stem").impl, KernelImpl::vtc_template);
+  EXPECT_EQ(kernel_of(m.kg, "of_input").impl, KernelImpl::vtc_template); // stays in the graphs
+  EXPECT_EQ(kernel_of(m.kg, "bound_weights").impl, KernelImpl::vtc_template);
   const Kernel& same = kernel_of(m.kg, "same3x3");
   EXPECT_EQ(target.physical_operands(same),
             (std::vector<const Value*>{same.anchor->inputs[0], same.anchor->inputs[1]}));
   target.choose_implementations(m.kg, LibraryMode::always);
   EXPECT_EQ(kernel_of(m.kg, "large_pointwise").impl, KernelImpl::cudnn_conv);
+  EXPECT_EQ(kernel_of(m.kg, "stem").impl, KernelImpl::cudnn_conv);
+  EXPECT_EQ(kernel_of(m.kg, "of_input").impl, KernelImpl::vtc_template); // in every mode
+  EXPECT_EQ(kernel_of(m.kg, "bound_weights").impl, KernelImpl::vtc_template);
   EXPECT_EQ(kernel_of(m.kg, "extra_bottom_pad").impl, KernelImpl::vtc_template);
 }
 

@@ -11,6 +11,7 @@
 #include "kernels/common/scalar_types.h"
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/conv.h"
+#include "kernels/cuda/conv_direct.h"
 #include "kernels/cuda/decode_attention_mma.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/gemm.h"
@@ -287,6 +288,7 @@ std::string translation_unit(const std::vector<Case>& cases) {
   std::ostringstream os;
   os << "#include \"kernels/cuda/attention.h\"\n"
         "#include \"kernels/cuda/conv.h\"\n"
+        "#include \"kernels/cuda/conv_direct.h\"\n"
         "#include \"kernels/cuda/decode_attention_mma.h\"\n"
         "#include \"kernels/cuda/elementwise.h\"\n"
         "#include \"kernels/cuda/gemm.h\"\n"
@@ -735,10 +737,10 @@ Case depthwise_case(DType t, Layout in, int64_t n, int64_t ch, int64_t h, int64_
 }
 
 Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w, int64_t c_out,
-               int64_t kk, int64_t stride, int64_t pad) {
+               int64_t kk, int64_t stride, int64_t pad, bool direct) {
   Case c;
   const bool tc = t != DType::f32;
-  c.family = tc ? "conv2d_tc" : "conv2d_f32";
+  c.family = direct ? "conv2d_direct" : tc ? "conv2d_tc" : "conv2d_f32";
   c.name = c.family + suffix(t, in, Layout::dense);
   const int64_t ho = (h + 2 * pad - kk) / stride + 1, wo = (w + 2 * pad - kk) / stride + 1;
   c.group = c.family + "_" + dtype_name(t) + shape_key({n, c_in, h, w, c_out, kk, stride, pad});
@@ -746,7 +748,10 @@ Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w
   const int64_t K = c_in * kk * kk;
   c.ops = {make_operand(t, {n, c_out, ho, wo}), make_operand(t, {n, c_in, h, w}, in),
            make_operand(t, {c_out, K})};
-  if (tc) {
+  if (direct) {
+    c.call = "conv2d_direct<" + lits(c_in, kk, kk) + ">(@0, @1, @2, " + conv_shape_lit(s) + ");";
+    c.launch = k::conv2d_direct_launch(s);
+  } else if (tc) {
     const k::TcPlan p = k::conv2d_tc_plan(s);
     c.call = "{ const TcPlan p{" + lits(p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles) +
              "};\n  conv2d_tc<" + lits(p.bm, p.bn) + ">(@0, @1, @2, tc_workspace(ws, p), " +
@@ -866,6 +871,14 @@ std::vector<CaseFamily> representative_cases() {
       window.push_back(depthwise_case(t, in, 2, 8, 33, 35, 3, 1, 1));
       window.push_back(upsample_case(t, in, Layout::dense, 2, 3, 17, 19, 2));
       conv.push_back(conv_case(t, in, 2, 16, 19, 21, 24, 3, 1, 1));
+      // Windows of few taps: a stem (3 x 3 x 3, stride 2), 5 x 5 of one channel with padding,
+      // 32 taps into 64 channels.
+      conv.push_back(conv_case(t, in, 2, 3, 33, 35, 16, 3, 2, 1, true));
+      conv.back().name += "_stem";
+      conv.push_back(conv_case(t, in, 1, 1, 20, 19, 5, 5, 1, 2, true));
+      conv.back().name += "_k5";
+      conv.push_back(conv_case(t, in, 1, 2, 9, 10, 64, 4, 1, 0, true));
+      conv.back().name += "_k4co64";
       if (t != DType::f32) { // 16- and 64-row tiles, stride 2, 1 x 1 and 5 x 5 windows
         conv.push_back(conv_case(t, in, 1, 3, 40, 38, 8, 3, 2, 1));
         conv.back().name += "_co8s2";
@@ -950,6 +963,10 @@ std::vector<Case> timed_cases() {
       // timed36: EfficientViT's linear attention at batch 16 (v . k^T per head), a thread an
       // output.
       gemm_case(f, d, d, 256, 17, 16, 1024),
+      // timed37-38: the stems of YOLO11n (640 x 640) and EfficientViT (512 x 512) at batch 16,
+      // 3 -> 16 channels, 3 x 3, stride 2, on conv2d_direct.
+      conv_case(h, d, 16, 3, 640, 640, 16, 3, 2, 1, true),
+      conv_case(h, d, 16, 3, 512, 512, 16, 3, 2, 1, true),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

@@ -81,6 +81,23 @@ struct GeluTanh {
     return 0.5f * x * (1 + k::tanh_fast(0.7978845608028654f * (x + 0.044715f * x * x * x)));
   }
 };
+// The forms code generation writes where the result is rounded to f16 or bf16 next.
+struct Tanh16 {
+  [[gnu::always_inline]] float operator()(float x) const { return k::tanh16_fast(x); }
+};
+struct Erf16 {
+  [[gnu::always_inline]] float operator()(float x) const { return k::erf16_fast(x); }
+};
+struct GeluErf16 {
+  [[gnu::always_inline]] float operator()(float x) const {
+    return 0.5f * x * (1 + k::erf16_fast(x * 0.7071067811865476f));
+  }
+};
+struct GeluTanh16 {
+  [[gnu::always_inline]] float operator()(float x) const {
+    return 0.5f * x * (1 + k::tanh16_fast(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+  }
+};
 struct HardSwish { // x max(0, min(1, x / 6 + 1/2)), min and max passing NaN on
   static float lo(float a, float b) { return (a != a || a < b) ? a : b; }
   static float hi(float a, float b) { return (a != a || a > b) ? a : b; }
@@ -155,5 +172,14 @@ VTC_MAP_BENCHMARK(PowSqrt);
 VTC_MAP_BENCHMARK(GeluErf);
 VTC_MAP_BENCHMARK(GeluTanh);
 VTC_MAP_BENCHMARK(HardSwish);
+
+// The 16-bit forms, in the two types they serve.
+#define VTC_MAP_BENCHMARK16(F)                                                                     \
+  BENCHMARK_TEMPLATE(BM_Map, k::half, F)->Unit(benchmark::kMillisecond)->UseRealTime();            \
+  BENCHMARK_TEMPLATE(BM_Map, k::bfloat16, F)->Unit(benchmark::kMillisecond)->UseRealTime()
+VTC_MAP_BENCHMARK16(Tanh16);
+VTC_MAP_BENCHMARK16(Erf16);
+VTC_MAP_BENCHMARK16(GeluErf16);
+VTC_MAP_BENCHMARK16(GeluTanh16);
 
 } // namespace

@@ -54,6 +54,14 @@ std::optional<double> constant_scalar(const Node& n, size_t i) {
 using Args = std::vector<std::string>;
 using Rule = std::optional<std::string> (*)(const Node&, const Args&);
 
+// Whether the node's result is rounded to a 16-bit float (f16 or bf16) right after it is
+// computed: its function may then take a dialect's faster form, whose error lies far inside
+// the 16-bit rounding (vtc_sigmoid16, vtc_exp16, vtc_tanh16, vtc_erf16).
+bool rounded_to_16_bits(const Node& n) {
+  const Value* out = n.outputs.empty() ? nullptr : n.outputs[0];
+  return out && (out->type.dtype == DType::f16 || out->type.dtype == DType::bf16);
+}
+
 std::string un(const char* f, const Args& a) {
   return std::string(f) + "(" + a[0] + ")";
 }
@@ -95,10 +103,10 @@ const std::map<std::string, Rule>& rules() {
       {"Min",        [](const Node&, const Args& a) { return variadic(a, "vtc_min"); }},
       {"Sum",        [](const Node&, const Args& a) { return variadic(a, "vtc_math::plus<>{}"); }},
       {"Relu",       [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " > 0 ? " + a[0] + " : decltype(" + a[0] + ")(0))"; }},
-      {"Sigmoid",    [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_sigmoid", a); }},
-      {"Tanh",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_tanh", a); }},
-      {"Erf",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_erf", a); }},
-      {"Exp",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_exp", a); }},
+      {"Sigmoid",    [](const Node& n, const Args& a) -> std::optional<std::string> { return un(rounded_to_16_bits(n) ? "vtc_sigmoid16" : "vtc_sigmoid", a); }},
+      {"Tanh",       [](const Node& n, const Args& a) -> std::optional<std::string> { return un(rounded_to_16_bits(n) ? "vtc_tanh16" : "vtc_tanh", a); }},
+      {"Erf",        [](const Node& n, const Args& a) -> std::optional<std::string> { return un(rounded_to_16_bits(n) ? "vtc_erf16" : "vtc_erf", a); }},
+      {"Exp",        [](const Node& n, const Args& a) -> std::optional<std::string> { return un(rounded_to_16_bits(n) ? "vtc_exp16" : "vtc_exp", a); }},
       {"Log",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_log", a); }},
       {"Sqrt",       [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::sqrt", a); }},
       {"Abs",        [](const Node&, const Args& a) -> std::optional<std::string> { return un("vtc_math::abs", a); }},
@@ -142,9 +150,10 @@ const std::map<std::string, Rule>& rules() {
       {"PRelu",      [](const Node&, const Args& a) -> std::optional<std::string> { return "(" + a[0] + " < 0 ? " + a[1] + " * " + a[0] + " : " + a[0] + ")"; }},
       // Gelu(x) = x/2 (1 + erf(x / sqrt 2)), or with tanh(sqrt(2/pi) (x + 0.044715 x^3))
       {"Gelu",       [](const Node& n, const Args& a) -> std::optional<std::string> {
+         const std::string h = rounded_to_16_bits(n) ? "16" : "";
          if (n.attr_string("approximate", "none") == "tanh")
-           return "(0.5f * " + a[0] + " * (1 + vtc_tanh(0.7978845608028654f * (" + a[0] + " + 0.044715f * " + a[0] + " * " + a[0] + " * " + a[0] + "))))";
-         return "(0.5f * " + a[0] + " * (1 + vtc_erf(" + a[0] + " * 0.7071067811865476f)))"; }},
+           return "(0.5f * " + a[0] + " * (1 + vtc_tanh" + h + "(0.7978845608028654f * (" + a[0] + " + 0.044715f * " + a[0] + " * " + a[0] + " * " + a[0] + "))))";
+         return "(0.5f * " + a[0] + " * (1 + vtc_erf" + h + "(" + a[0] + " * 0.7071067811865476f)))"; }},
       // Clip(x, lo, hi) with constant bounds (inputs, or opset < 11 attributes)
       {"Clip",       [](const Node& n, const Args& a) -> std::optional<std::string> {
          std::optional<double> lo = n.has_attr("min") ? std::optional<double>(n.attr_float("min", 0)) : constant_scalar(n, 1);

@@ -338,6 +338,52 @@ TEST(VmathTest, TanhErfLogFastAreWithinAFewUlp) {
   EXPECT_TRUE(std::isnan(log_fast(nan)));
 }
 
+// Worst relative error of f against the double-precision g, as worst_ulps samples.
+template <typename F, typename G>
+double worst_relative(F f, G g, float lo, float hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> wide(lo, hi), unit(-2.0f, 2.0f);
+  double worst = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const float x = i % 2 ? wide(rng) : std::ldexp(unit(rng), -(i % 60));
+    const double want = g(double(x));
+    if (want != 0) worst = std::max(worst, std::abs(double(f(x)) - want) / std::abs(want));
+  }
+  return worst;
+}
+
+TEST(VmathTest, SixteenBitFormsAreFarInsideTheirRounding) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  // 4e-6 relative: a 120th of a half's 2^-11 rounding step.
+  EXPECT_LE(worst_relative([](float x) { return tanh16_fast(x); },
+                           [](double x) { return std::tanh(x); }, -12.0f, 12.0f, 31),
+            4e-6);
+  EXPECT_LE(worst_relative([](float x) { return erf16_fast(x); },
+                           [](double x) { return std::erf(x); }, -6.0f, 6.0f, 32),
+            4e-6);
+  EXPECT_LE(worst_relative([](float x) { return exp16_fast(x); },
+                           [](double x) { return std::exp(x); }, -87.0f, 88.0f, 33),
+            4e-6);
+  for (float x : {-0.0f, 0.0f}) {
+    EXPECT_EQ(bits_of(tanh16_fast(x)), bits_of(x));
+    EXPECT_EQ(bits_of(erf16_fast(x)), bits_of(x));
+  }
+  EXPECT_EQ(tanh16_fast(inf), 1.0f);
+  EXPECT_EQ(tanh16_fast(-inf), -1.0f);
+  EXPECT_EQ(erf16_fast(inf), 1.0f);
+  EXPECT_EQ(erf16_fast(-inf), -1.0f);
+  EXPECT_TRUE(std::isnan(tanh16_fast(nan)));
+  EXPECT_TRUE(std::isnan(erf16_fast(nan)));
+  // Rounded to half they give the correctly rounded half of the exact value almost always.
+  int differ = 0, total = 0;
+  for (int i = -40000; i <= 40000; ++i, ++total) {
+    const float x = float(i) * 2.5e-4f;
+    differ += float_to_half(tanh16_fast(x)) != float_to_half(float(std::tanh(double(x))));
+    differ += float_to_half(erf16_fast(x)) != float_to_half(float(std::erf(double(x))));
+  }
+  EXPECT_LE(differ, total / 1000);
+}
+
 TEST(VmathTest, InterleavedDotsEqualSingleDots) {
   std::mt19937 rng(14);
   std::uniform_real_distribution<float> d(-1, 1);

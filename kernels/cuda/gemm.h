@@ -15,9 +15,13 @@
 //
 // gemm_f32_small: products whose whole output is small (M * N <= 1024: EfficientViT's linear
 // attention, 17 x 16 over K = 1024 per head), a block per batch and a thread per output, the
-// same chain over k read straight from the operands (broadcast rows of A, coalesced rows of B).
-// gemm_f32's 128 x 128 tile put such a product in one block of mostly idle threads, each walking
-// all of K with its 8 x 8 outputs (0.4 TFLOP/s in EfficientViT at batch 16).
+// same chain over k. gemm_f32's 128 x 128 tile put such a product in one block of mostly idle
+// threads, each walking all of K with its 8 x 8 outputs (0.4 TFLOP/s in EfficientViT at batch
+// 16). K goes in chunks (gemm_f32_small_chunk): the whole block stages a chunk of A's rows and
+// B's columns in shared memory (neighbouring threads along B's runs: n where B has them, else
+// k, as for a transposed K), then every thread continues its chain from there. Reading the
+// operands per thread instead left each chain waiting on one load at a time (195 GB/s in the
+// model, through the virtual Pad and Transpose of the attention's operands).
 //
 // Decode-sized M (<= 16) belongs to gemv.h.
 #pragma once
@@ -55,9 +59,19 @@ VTC_HD constexpr bool gemm_f32_small_fits(const GemmShape& s) {
   return s.m * s.n <= kGemmF32SmallOutputs;
 }
 
+// The k chunk gemm_f32_small stages: up to 128, as many as fit (M + N) rows of chunk + 1
+// floats (padded against bank conflicts) in 48 KB.
+VTC_HD constexpr int64_t gemm_f32_small_chunk(const GemmShape& s) {
+  int64_t c = 128;
+  while (c > 1 && (s.m + s.n) * (c + 1) * 4 > 48 * 1024)
+    c /= 2;
+  return c;
+}
+
 VTC_HD constexpr Launch gemm_f32_small_launch(const GemmShape& s) {
   const unsigned threads = unsigned(clamp64(cdiv(s.m * s.n, 32) * 32, 32, kGemmF32SmallOutputs));
-  return Launch{{1, 1, batch_grid(s.batch)}, {threads, 1, 1}, 0, 1};
+  const int64_t smem = (s.m + s.n) * (gemm_f32_small_chunk(s) + 1) * 4;
+  return Launch{{1, 1, batch_grid(s.batch)}, {threads, 1, 1}, unsigned(smem), 1};
 }
 
 } // namespace vtc::kernels
@@ -214,22 +228,46 @@ template <class Out, class A, class B> __device__ void gemm_f32(Out out, A a, B 
 }
 
 // A small product (gemm_f32_small_fits): thread t computes output (t / N, t % N) of each batch
-// the block walks. Launch: gemm_f32_small_launch.
+// the block walks, its chain over k read from the chunks the block stages. Launch:
+// gemm_f32_small_launch.
 template <class Out, class A, class B>
 __device__ void gemm_f32_small(Out out, A a, B b, GemmShape s) {
   static_assert(Out::rank == 3 && A::rank == 3 && B::rank == 3, "gemm_f32_small: rank-3 accessors");
   using namespace cuda;
+  extern __shared__ __align__(16) unsigned char vtc_smem[];
   const int64_t M = s.m, N = s.n, K = s.k;
-  const int64_t t = threadIdx.x;
-  if (t >= M * N) return;
-  const int64_t m = t / N, n = t % N;
+  const int C = int(gemm_f32_small_chunk(s)), pitch = C + 1;
+  float* as = reinterpret_cast<float*>(vtc_smem); // [M][pitch]: A's rows
+  float* bs = as + M * pitch;                     // [N][pitch]: B's columns
+  const int t = int(threadIdx.x), T = int(blockDim.x);
+  const bool active = t < M * N;
+  const int m = active ? int(t / N) : 0, n = active ? int(t % N) : 0;
+  // B's chunk in the order of its runs: along n where it has them, else along k.
+  constexpr bool b_along_n = B::contig > 1;
   for (int64_t bi = blockIdx.z; bi < s.batch; bi += gridDim.z) {
     float acc = 0.0f;
+    for (int64_t k0 = 0; k0 < K; k0 += C) {
+      const int width = int(min64(C, K - k0));
+      __syncthreads(); // the previous chunk is consumed
+      for (int e = t; e < M * width; e += T)
+        as[e / width * pitch + e % width] = float(a.load(Index<3>{bi, e / width, k0 + e % width}));
+      for (int e = t; e < N * width; e += T) {
+        const int col = b_along_n ? e % int(N) : e / width, kk = b_along_n ? e / int(N) : e % width;
+        bs[col * pitch + kk] = float(b.load(Index<3>{bi, k0 + kk, col}));
+      }
+      __syncthreads();
+      if (active) {
+        const float* ar = as + m * pitch;
+        const float* bc = bs + n * pitch;
 #pragma unroll 8
-    for (int64_t k = 0; k < K; ++k)
-      acc = fmaf(float(a.load(Index<3>{bi, m, k})), float(b.load(Index<3>{bi, k, n})), acc);
-    const float v[1] = {acc};
-    store_floats<1>(out, Index<3>{bi, m, n}, false, N, v);
+        for (int kk = 0; kk < width; ++kk)
+          acc = fmaf(ar[kk], bc[kk], acc);
+      }
+    }
+    if (active) {
+      const float v[1] = {acc};
+      store_floats<1>(out, Index<3>{bi, m, n}, false, N, v);
+    }
   }
 }
 

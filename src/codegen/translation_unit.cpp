@@ -116,7 +116,7 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
         tu.launches[s].push_back({"", *call.launch, 0, call.library_conv});
         continue;
       }
-      DeviceLaunch launch{name + "_" + std::to_string(c), *call.launch, call.workspace_bytes};
+      DeviceLaunch launch{name + "_" + std::to_string(c), *call.launch, call.workspace_bytes, {}};
       if (fresh) {
         tu.entry_texts.push_back(
             dialect.entry(launch.entry, entry_body(scope, code, &call), &call));

@@ -20,13 +20,21 @@ namespace vtc::kernels {
 
 inline constexpr int kLanes = 16;
 
+// The range reduction of e^x: x = n ln 2 + r with |r| <= ln 2 / 2 (ln 2 in two parts, so r
+// is exact enough); returns n as a float (an integer) and sets r.
+[[gnu::always_inline]] inline float exp_reduce(float x, float& r) {
+  const float magic = 12582912.0f; // 1.5 * 2^23: adding it rounds to an integer
+  const float nf = std::fma(x, 1.44269504088896341f, magic) - magic;
+  r = std::fma(nf, -0.693359375f, x);
+  r = std::fma(nf, 2.12194440e-4f, r);
+  return nf;
+}
+
 // e^x for float, within 2 ulp; underflows gradually to 0 and overflows to inf; NaN stays NaN.
 [[gnu::always_inline]] inline float exp_fast(float x) {
   const float xc = x < -110.0f ? -110.0f : (x > 89.0f ? 89.0f : x);
-  const float magic = 12582912.0f; // 1.5 * 2^23: adding it rounds to an integer
-  const float nf = std::fma(xc, 1.44269504088896341f, magic) - magic;
-  float r = std::fma(nf, -0.693359375f, xc);
-  r = std::fma(nf, 2.12194440e-4f, r);
+  float r;
+  const float nf = exp_reduce(xc, r);
   float p = 1.9875691500e-4f;
   p = std::fma(p, r, 1.3981999507e-3f);
   p = std::fma(p, r, 8.3334519073e-3f);
@@ -96,13 +104,11 @@ inline double erf_fast(double x) {
 // output dtype): within 4e-6 relative, against the 2^-11 (f16) or 2^-8 (bf16) of that rounding,
 // at about half the arithmetic of the float forms.
 
-// e^x for x in [-87, 88] (the callers bound it): the float form's reduction, a degree-5 Taylor
+// e^x for x in [-87, 88] (the callers bound it): exp_reduce, a degree-5 Taylor
 // polynomial on [-ln 2 / 2, ln 2 / 2] (within 2.4e-6) and one scale.
 [[gnu::always_inline]] inline float exp16_fast(float x) {
-  const float magic = 12582912.0f;
-  const float nf = std::fma(x, 1.44269504088896341f, magic) - magic;
-  float r = std::fma(nf, -0.693359375f, x);
-  r = std::fma(nf, 2.12194440e-4f, r);
+  float r;
+  const float nf = exp_reduce(x, r);
   const float p = horner(r, 1.0f, 1.0f, 0.5f, 1.0f / 6.0f, 1.0f / 24.0f, 1.0f / 120.0f);
   const int32_t b = (int32_t(nf) + 127) << 23;
   float scale;

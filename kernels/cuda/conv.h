@@ -157,8 +157,7 @@ __device__ void conv2d_tc(Out out, In in, W w, TcWorkspace ws, Conv2dShape s, Tc
   const ConvOutput<Out> o{out, s.groups, m, s.w_out};
   const ConvWeights<W> a{w, s.groups, m};
   ConvGather<In, BN, tc_threads(BM), tc_holds(BM)> lb{in, s};
-  tc_for_each_run<BM, BN>(
-      p, [&](int64_t bi, int64_t split) { tc_tile<BM, BN>(o, a, lb, ws, p, bi, split); });
+  tc_run<BM, BN>(o, a, lb, ws, p);
 }
 
 // f32 on CUDA cores. Launch: conv2d_f32_launch.

@@ -11,7 +11,10 @@
 // its run of k tiles, parks the partial tile in the workspace, and the last block of the tile (a
 // counter, the only atomic) adds the runs in run order and stores the sum. Within a run the k tiles
 // (32 wide, each two k16 steps) go in turn. The plan is a function of (batch, M, N, K) alone, so
-// the sums' order is too: every strategy gets the same bits.
+// the sums' order is too: every strategy gets the same bits. When the tiles take more than two
+// waves of blocks of up to 64 rows (the pointwise convolutions of the vision models), blocks
+// stream them (tc_streams): each resident block walks tiles and fetches the next tile's first
+// k tiles while it stores the one before.
 //
 // Operands reach shared memory (4 stages, rows padded by 16 bytes: ldmatrix without bank
 // conflicts) through loaders: TileChunks moves 8-element chunks of a rank-3 accessor, by
@@ -83,15 +86,45 @@ VTC_HD constexpr TcPlan plan_gemm_tc(int64_t batch, int64_t m, int64_t n, int64_
   return p;
 }
 
-// grid: n tiles, m tiles, batch x splits; 128 threads (256 for 128-row tiles), built for 4
+// Blocks of a tile size a multiprocessor holds (the second argument of __launch_bounds__).
+VTC_HD constexpr int tc_resident(int64_t bm) {
+  return tc_threads(bm) == 256 ? 2 : 4;
+}
+
+// Whether blocks stream tiles: a grid of resident blocks, each taking every gridDim.x-th output
+// tile and fetching the next tile's first k tiles while it stores the one before (the stages
+// would otherwise sit idle through every epilogue). Products without split-K whose tiles take
+// more than two waves: the pointwise convolutions of the vision models (K of 64 to 256 over
+// planes of 6400 to 25600 pixels a batch), whose blocks each load all of K at once. Not the
+// 128-row tiles (long K, compute-bound; their accumulators leave no registers for the walk).
+VTC_HD constexpr bool tc_streams(const TcPlan& p) {
+  using namespace gemm_tc_config;
+  return p.splits == 1 && p.bm < 128 &&
+         tc_tiles_m(p) * tc_tiles_n(p) * p.batch > 2 * tc_resident(p.bm) * kMultiprocessors;
+}
+
+// A streaming block parks its accumulators (one warp row, TM x (BN + 4) floats) past the stages.
+VTC_HD constexpr unsigned tc_stream_smem_bytes(int64_t bm, int64_t bn) {
+  return tc_smem_bytes(bm, bn) + unsigned(bm / tc_warps_m(bm) * (bn + 4) * 4);
+}
+
+// grid: n tiles, m tiles, batch x splits (streaming: resident blocks on every multiprocessor,
+// or fewer when there are fewer tiles); 128 threads (256 for 128-row tiles), built for 4
 // blocks a multiprocessor (2 with 256 threads): at most 128 registers a thread.
 VTC_HD constexpr Launch gemm_tc_launch(const TcPlan& p) {
+  using namespace gemm_tc_config;
   const int threads = tc_threads(p.bm);
+  const unsigned resident = unsigned(tc_resident(p.bm));
+  if (tc_streams(p))
+    return Launch{{unsigned(resident * kMultiprocessors), 1, 1},
+                  {unsigned(threads), 1, 1},
+                  tc_stream_smem_bytes(p.bm, p.bn),
+                  resident};
   return Launch{{unsigned(tc_tiles_n(p)), unsigned(tc_tiles_m(p)),
                  unsigned(clamp64(p.batch * p.splits, 1, 65535))},
                 {unsigned(threads), 1, 1},
                 tc_smem_bytes(p.bm, p.bn),
-                threads == 256 ? 2u : 4u};
+                resident};
 }
 
 // Split-K workspace: the runs' partial tiles (f32, [batch][split][m][n]) and a counter per
@@ -202,101 +235,131 @@ template <class B, int BN, int T, bool Hold> struct MatrixColumns {
   __device__ VTC_INLINE void put(uint16_t* tile) const { chunks.put(tile, BN + 8); }
 };
 
-// The block's tile of C for batch bi and run `split` of k tiles: A by TileChunks, B by the
-// loader `lb` (start(bi, n0), fetch(bi, k0, n0, K, N, tile), put(tile)); the sums stored
-// through `out`, or with split-K as described at the top of the file.
-template <int BM, int BN, class Out, class A, class BLoader>
-__device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWorkspace ws,
-                                   const TcPlan& p, int64_t bi, int64_t split) {
+// Where one block tile's products run: batch bi, rows from m0, columns from n0, and the run of
+// `tiles` k tiles from t_begin.
+struct TcTileAt {
+  int64_t bi, tile_m, tile_n, m0, n0, t_begin, tiles;
+};
+
+template <int BM, int BN>
+VTC_HD VTC_INLINE TcTileAt tc_tile_at(const TcPlan& p, int64_t bi, int64_t tile_m, int64_t tile_n,
+                                      int64_t split) {
   using namespace gemm_tc_config;
-  constexpr int kind = float16_kind<typename A::value_type>;
-  constexpr int WM = tc_warps_m(BM), WN = tc_warps_n(BM), T = 32 * WM * WN;
-  constexpr int TM = BM / WM, TN = BN / WN, MI = TM / 16, NI = TN / 8;
-  constexpr int BPitch = BN + 8, AStage = BM * kAPitch, BStage = kBK * BPitch;
-  static_assert(MI >= 1 && NI % 2 == 0, "warp tiles of 16 rows and 16 columns");
-  extern __shared__ __align__(16) unsigned char vtc_smem[];
-  uint16_t* sa = reinterpret_cast<uint16_t*>(vtc_smem);
-  uint16_t* sb = sa + kStages * AStage;
-  unsigned* flag = reinterpret_cast<unsigned*>(vtc_smem + tc_smem_bytes(BM, BN) - 16);
-  const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
-  const int wm = warp / WN, wn = warp % WN;
-  const int64_t M = p.m, N = p.n, K = p.k;
-  const int64_t tile_m = blockIdx.y, tile_n = blockIdx.x;
-  const int64_t m0 = tile_m * BM, n0 = tile_n * BN;
   const int64_t t_begin = split * p.k_tiles;
-  const int64_t tiles = max64(0, min64(p.k_tiles, cdiv(K, kBK) - t_begin));
-  TileChunks<BM, kBK, T, tc_holds(BM)> la;
-  lb.start(bi, n0);
+  return TcTileAt{bi,
+                  tile_m,
+                  tile_n,
+                  tile_m * BM,
+                  tile_n * BN,
+                  t_begin,
+                  max64(0, min64(p.k_tiles, cdiv(p.k, kBK) - t_begin))};
+}
 
-  auto fetch = [&](int64_t t, int stage) {
-    const int64_t k0 = (t_begin + t) * kBK;
-    la.fetch(a, bi, m0, k0, M, K, sa + stage * AStage, kAPitch);
-    lb.fetch(bi, k0, n0, K, N, sb + stage * BStage);
-  };
-  auto put = [&](int stage) {
-    la.put(sa + stage * AStage, kAPitch);
+// A block's products over shared-memory stages: fetch_first() starts the first kStages - 1 k
+// tiles of a tile (cp.async groups, held loads stored at once), products() runs the tile's k
+// tiles into the accumulators, fetching each later k tile kStages - 1 ahead, and leaves every
+// stage free (all groups waited for, the block synchronised).
+template <int BM, int BN, class A, class BLoader> struct TcProducts {
+  static constexpr int WM = tc_warps_m(BM), WN = tc_warps_n(BM), T = 32 * WM * WN;
+  static constexpr int TM = BM / WM, TN = BN / WN, MI = TM / 16, NI = TN / 8;
+  static constexpr int BPitch = BN + 8, AStage = BM * gemm_tc_config::kAPitch,
+                       BStage = gemm_tc_config::kBK * BPitch;
+  static_assert(MI >= 1 && NI % 2 == 0, "warp tiles of 16 rows and 16 columns");
+
+  const A& a;
+  BLoader& lb;
+  const TcPlan& p;
+  uint16_t* sa;
+  uint16_t* sb;
+  TileChunks<BM, gemm_tc_config::kBK, T, tc_holds(BM)> la;
+
+  __device__ VTC_INLINE void fetch(const TcTileAt& at, int64_t t, int stage) {
+    using namespace gemm_tc_config;
+    const int64_t k0 = (at.t_begin + t) * kBK;
+    la.fetch(a, at.bi, at.m0, k0, p.m, p.k, sa + stage * AStage, kAPitch);
+    lb.fetch(at.bi, k0, at.n0, p.k, p.n, sb + stage * BStage);
+  }
+  __device__ VTC_INLINE void put(int stage) {
+    la.put(sa + stage * AStage, gemm_tc_config::kAPitch);
     lb.put(sb + stage * BStage);
-  };
-
-  float acc[MI][NI][4];
-#pragma unroll
-  for (int i = 0; i < MI; ++i)
-#pragma unroll
-    for (int j = 0; j < NI; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        acc[i][j][r] = 0.0f;
-
-  for (int st = 0; st < kStages - 1; ++st) {
-    if (st < tiles) {
-      fetch(st, st);
-      put(st);
-    }
-    cp_async_commit();
   }
-  for (int64_t t = 0; t < tiles; ++t) {
-    cp_async_wait<kStages - 2>();
-    __syncthreads();
-    const int64_t next = t + kStages - 1;
-    if (next < tiles) fetch(next, int(next % kStages));
-    cp_async_commit();
-    const uint16_t* ta = sa + int(t % kStages) * AStage;
-    const uint16_t* tb = sb + int(t % kStages) * BStage;
-#pragma unroll
-    for (int kk = 0; kk < kBK; kk += 16) {
-      unsigned af[MI][4], bf[NI][2];
-#pragma unroll
-      for (int mi = 0; mi < MI; ++mi)
-        ldmatrix_x4(af[mi], ta + (wm * TM + mi * 16 + lane % 16) * kAPitch + kk + lane / 16 * 8);
-#pragma unroll
-      for (int nj = 0; nj < NI / 2; ++nj) {
-        unsigned r[4];
-        ldmatrix_x4_trans(r, tb + (kk + lane % 8 + (lane / 8) % 2 * 8) * BPitch + wn * TN +
-                                 nj * 16 + lane / 16 * 8);
-        bf[2 * nj][0] = r[0];
-        bf[2 * nj][1] = r[1];
-        bf[2 * nj + 1][0] = r[2];
-        bf[2 * nj + 1][1] = r[3];
+
+  __device__ VTC_INLINE void fetch_first(const TcTileAt& at) {
+    using namespace gemm_tc_config;
+    lb.start(at.bi, at.n0);
+    for (int st = 0; st < kStages - 1; ++st) {
+      if (st < at.tiles) {
+        fetch(at, st, st);
+        put(st);
       }
-#pragma unroll
-      for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < NI; ++ni)
-          mma_m16n8k16<kind>(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
+      cp_async_commit();
     }
-    if (next < tiles) put(int(next % kStages));
   }
-  cp_async_wait<0>();
-  __syncthreads(); // every warp is done with the stages
 
-  // One warp row at a time: its warps park their accumulators (TM x BN floats), then every
-  // thread stores V adjacent columns of a row (or, with split-K, writes them to the workspace):
-  // 8 where the output stores 8 as one 16-byte vector (one address and one bias load for all
-  // 8), else pairs.
+  __device__ VTC_INLINE void products(const TcTileAt& at, float (&acc)[MI][NI][4]) {
+    using namespace gemm_tc_config;
+    constexpr int kind = float16_kind<typename A::value_type>;
+    const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
+    const int wm = warp / WN, wn = warp % WN;
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int j = 0; j < NI; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          acc[i][j][r] = 0.0f;
+    for (int64_t t = 0; t < at.tiles; ++t) {
+      cp_async_wait<kStages - 2>();
+      __syncthreads();
+      const int64_t next = t + kStages - 1;
+      if (next < at.tiles) fetch(at, next, int(next % kStages));
+      cp_async_commit();
+      const uint16_t* ta = sa + int(t % kStages) * AStage;
+      const uint16_t* tb = sb + int(t % kStages) * BStage;
+#pragma unroll
+      for (int kk = 0; kk < kBK; kk += 16) {
+        unsigned af[MI][4], bf[NI][2];
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+          ldmatrix_x4(af[mi], ta + (wm * TM + mi * 16 + lane % 16) * kAPitch + kk + lane / 16 * 8);
+#pragma unroll
+        for (int nj = 0; nj < NI / 2; ++nj) {
+          unsigned r[4];
+          ldmatrix_x4_trans(r, tb + (kk + lane % 8 + (lane / 8) % 2 * 8) * BPitch + wn * TN +
+                                   nj * 16 + lane / 16 * 8);
+          bf[2 * nj][0] = r[0];
+          bf[2 * nj][1] = r[1];
+          bf[2 * nj + 1][0] = r[2];
+          bf[2 * nj + 1][1] = r[3];
+        }
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+          for (int ni = 0; ni < NI; ++ni)
+            mma_m16n8k16<kind>(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
+      }
+      if (next < at.tiles) put(int(next % kStages));
+    }
+    cp_async_wait<0>();
+    __syncthreads(); // every warp is done with the stages
+  }
+};
+
+// The accumulators of a block tile stored, one warp row at a time: its warps park them in
+// `park` (TM x BN floats), then every thread stores V adjacent columns of a row through `out`
+// (splits == 1) or writes them to the workspace as run `split`'s partial tile: V = 8 where the
+// output stores 8 as one 16-byte vector (one address and one bias load for all 8), else pairs.
+template <int BM, int BN, class Out, int MI, int NI>
+__device__ VTC_INLINE void tc_store_tile(const Out& out, const float (&acc)[MI][NI][4], float* park,
+                                         TcWorkspace ws, const TcPlan& p, const TcTileAt& at,
+                                         int64_t split) {
+  constexpr int WM = tc_warps_m(BM), WN = tc_warps_n(BM), T = 32 * WM * WN;
+  constexpr int TM = BM / WM, TN = BN / WN;
   constexpr int V = vector_store_capable<Out, 8>() ? 8 : 2;
   constexpr int kParkPitch = BN + 4; // floats; a multiple of 4, so rows stay 16-byte aligned
-  float* park = reinterpret_cast<float*>(vtc_smem);
-  const int64_t splits = p.splits;
+  const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  const int wm = warp / WN, wn = warp % WN;
+  const int64_t M = p.m, N = p.n, splits = p.splits;
   for (int pass = 0; pass < WM; ++pass) {
     if (wm == pass) {
 #pragma unroll
@@ -314,7 +377,7 @@ __device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWo
 #pragma unroll 1
     for (int e = tid; e < TM * BN / V; e += T) {
       const int r = e / (BN / V), c = e % (BN / V) * V;
-      const int64_t m = m0 + pass * TM + r, n = n0 + c;
+      const int64_t m = at.m0 + pass * TM + r, n = at.n0 + c;
       if (m >= M || n >= N) continue;
       float v[V];
       const float* src = park + r * kParkPitch + c;
@@ -330,10 +393,10 @@ __device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWo
           v[u] = src[u];
       }
       if (splits == 1) {
-        const Index<3> i{bi, m, n};
+        const Index<3> i{at.bi, m, n};
         store_floats<V>(out, i, n + V <= N && vector_at<V>(out, i), N, v);
       } else {
-        float* dst = ws.partial + ((bi * splits + split) * M + m) * N + n;
+        float* dst = ws.partial + ((at.bi * splits + split) * M + m) * N + n;
 #pragma unroll
         for (int u = 0; u < V; ++u)
           if (n + u < N) dst[u] = v[u];
@@ -341,20 +404,42 @@ __device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWo
     }
     __syncthreads();
   }
+}
+
+// The block's tile of C for batch bi and run `split` of k tiles: A by TileChunks, B by the
+// loader `lb` (start(bi, n0), fetch(bi, k0, n0, K, N, tile), put(tile)); the sums stored
+// through `out`, or with split-K as described at the top of the file.
+template <int BM, int BN, class Out, class A, class BLoader>
+__device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWorkspace ws,
+                                   const TcPlan& p, int64_t bi, int64_t split) {
+  using namespace gemm_tc_config;
+  using Products = TcProducts<BM, BN, A, BLoader>;
+  constexpr int V = vector_store_capable<Out, 8>() ? 8 : 2;
+  extern __shared__ __align__(16) unsigned char vtc_smem[];
+  uint16_t* sa = reinterpret_cast<uint16_t*>(vtc_smem);
+  unsigned* flag = reinterpret_cast<unsigned*>(vtc_smem + tc_smem_bytes(BM, BN) - 16);
+  const int tid = int(threadIdx.x);
+  const TcTileAt at = tc_tile_at<BM, BN>(p, bi, blockIdx.y, blockIdx.x, split);
+  Products pr{a, lb, p, sa, sa + kStages * Products::AStage, {}};
+  float acc[Products::MI][Products::NI][4];
+  pr.fetch_first(at);
+  pr.products(at, acc);
+  tc_store_tile<BM, BN>(out, acc, reinterpret_cast<float*>(vtc_smem), ws, p, at, split);
+  const int64_t M = p.m, N = p.n, splits = p.splits;
   if (splits == 1) return;
 
   // The last run of this tile to finish adds the runs in order and stores the sums.
   __threadfence();
   __syncthreads();
-  unsigned* counter = ws.counters + (bi * tc_tiles_m(p) + tile_m) * tc_tiles_n(p) + tile_n;
+  unsigned* counter = ws.counters + (bi * tc_tiles_m(p) + at.tile_m) * tc_tiles_n(p) + at.tile_n;
   if (tid == 0) *flag = atomicAdd(counter, 1u) == unsigned(splits - 1);
   __syncthreads();
   if (*flag) {
     __threadfence();
 #pragma unroll 1
-    for (int e = tid; e < BM * BN / V; e += T) {
+    for (int e = tid; e < BM * BN / V; e += Products::T) {
       const int r = e / (BN / V), c = e % (BN / V) * V;
-      const int64_t m = m0 + r, n = n0 + c;
+      const int64_t m = at.m0 + r, n = at.n0 + c;
       if (m >= M || n >= N) continue;
       const float* src = ws.partial + (bi * splits * M + m) * N + n;
       float v[V];
@@ -373,12 +458,53 @@ __device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWo
   __syncthreads();
 }
 
-// Blocks walk (batch, split) pairs by grid.z: z = batch * splits + split.
-template <int BM, int BN, class F>
-__device__ VTC_INLINE void tc_for_each_run(const TcPlan& p, F&& f) {
+// A streaming block (tc_streams): tiles s = blockIdx.x, + gridDim.x, ... in the order rows of
+// tiles fastest (the blocks of one column of tiles run together and share its B from L2), then
+// columns, then batches. Each tile's first k tiles are fetched while the tile before is stored,
+// its accumulators parked past the stages.
+template <int BM, int BN, class Out, class A, class BLoader>
+__device__ VTC_INLINE void tc_stream(const Out& out, const A& a, BLoader& lb, const TcPlan& p) {
+  using namespace gemm_tc_config;
+  using Products = TcProducts<BM, BN, A, BLoader>;
+  extern __shared__ __align__(16) unsigned char vtc_smem[];
+  uint16_t* sa = reinterpret_cast<uint16_t*>(vtc_smem);
+  float* park = reinterpret_cast<float*>(vtc_smem + tc_smem_bytes(BM, BN));
+  const int64_t tm = tc_tiles_m(p), tn = tc_tiles_n(p), count = tm * tn * p.batch;
+  auto at_of = [&](int64_t s) {
+    return tc_tile_at<BM, BN>(p, s / (tm * tn), s % tm, s / tm % tn, 0);
+  };
+  Products pr{a, lb, p, sa, sa + kStages * Products::AStage, {}};
+  float acc[Products::MI][Products::NI][4];
+  int64_t s = blockIdx.x;
+  if (s >= count) return;
+  TcTileAt at = at_of(s);
+  pr.fetch_first(at);
+  while (true) {
+    pr.products(at, acc);
+    const int64_t next = s + gridDim.x;
+    const TcTileAt now = at;
+    if (next < count) {
+      at = at_of(next);
+      pr.fetch_first(at);
+    }
+    tc_store_tile<BM, BN>(out, acc, park, TcWorkspace{}, p, now, 0);
+    if (next >= count) break;
+    s = next;
+  }
+}
+
+// The product of a plan: streamed (tc_streams), or a block a tile with blocks walking (batch,
+// split) pairs by grid.z (z = batch * splits + split).
+template <int BM, int BN, class Out, class A, class BLoader>
+__device__ VTC_INLINE void tc_run(const Out& out, const A& a, BLoader& lb, TcWorkspace ws,
+                                  const TcPlan& p) {
+  if (tc_streams(p)) {
+    tc_stream<BM, BN>(out, a, lb, p);
+    return;
+  }
   const int64_t runs = p.batch * p.splits;
   for (int64_t z = blockIdx.z; z < runs; z += gridDim.z)
-    f(z / p.splits, z % p.splits);
+    tc_tile<BM, BN>(out, a, lb, ws, p, z / p.splits, z % p.splits);
 }
 
 } // namespace cuda
@@ -393,8 +519,7 @@ __device__ void gemm_tc(Out out, A a, B b, TcWorkspace ws, TcPlan p) {
   static_assert(kind != 0 && kind == float16_kind<typename B::value_type>,
                 "gemm_tc: A and B both f16 or both bf16");
   MatrixColumns<B, BN, tc_threads(BM), tc_holds(BM)> lb{b};
-  tc_for_each_run<BM, BN>(
-      p, [&](int64_t bi, int64_t split) { tc_tile<BM, BN>(out, a, lb, ws, p, bi, split); });
+  tc_run<BM, BN>(out, a, lb, ws, p);
 }
 
 } // namespace vtc::kernels

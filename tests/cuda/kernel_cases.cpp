@@ -826,13 +826,16 @@ std::vector<CaseFamily> representative_cases() {
       gemm.push_back(gemm_case(t, in, Layout::dense, 2, 130, 136, 72));
       if (t == DType::f32) // a thread an output: a partial warp, K not a multiple of the unroll
         gemm.push_back(gemm_case(t, in, Layout::dense, 3, 17, 15, 1027));
-      if (t != DType::f32) // the tensor-core plans: 16, 32, 64 and 128-row tiles, split-K
+      if (t != DType::f32) // the tensor-core plans: 16, 32, 64 and 128-row tiles, split-K,
+        // and streamed tiles (more than two waves: 1128 tiles of 64 rows, partial in M, N and K)
         for (const auto& [b, m, n, kk] :
              {std::array<int64_t, 4>{1, 232, 49, 232}, std::array<int64_t, 4>{1, 24, 300, 200},
-              std::array<int64_t, 4>{3, 10, 100, 40}, std::array<int64_t, 4>{1, 256, 16896, 40}}) {
+              std::array<int64_t, 4>{3, 10, 100, 40}, std::array<int64_t, 4>{1, 256, 16896, 40},
+              std::array<int64_t, 4>{8, 130, 3000, 72}}) {
           gemm.push_back(gemm_case(t, in, Layout::dense, b, m, n, kk));
           gemm.back().name += "_m" + std::to_string(m) + "n" + std::to_string(n);
         }
+
       for (int64_t m : {1, 4, 16})
         gemv.push_back(gemv_case(t, in, Layout::dense, 1, m, 1000, 1536));
       if (t != DType::f32) // tensor cores: both operands 16-bit; K not a multiple of 8
@@ -886,6 +889,8 @@ std::vector<CaseFamily> representative_cases() {
         conv.back().name += "_co100k1";
         conv.push_back(conv_case(t, in, 1, 12, 14, 14, 70, 5, 1, 2));
         conv.back().name += "_co70k5";
+        conv.push_back(conv_case(t, in, 8, 16, 130, 130, 24, 3, 1, 1)); // streamed: 2120 tiles
+        conv.back().name += "_streamed";
       }
     }
     // Stores through mappings.

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_cases.h"
+#include "kernels/cuda/gemm_tc.h"
 #include "nvrtc_helper.h"
 
 namespace vtc::cuda_test {
@@ -59,6 +60,49 @@ std::string family_name(const ::testing::TestParamInfo<size_t>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Families, CudaKernelsCompile,
                          ::testing::Range(size_t(0), representative_cases().size()), family_name);
+
+} // namespace
+} // namespace vtc::cuda_test
+
+namespace vtc::cuda_test {
+namespace {
+
+namespace k = vtc::kernels;
+
+// The tensor-core plans' launches: streamed products (more than two waves, no split-K, tiles of
+// at most 64 rows) take resident blocks on every multiprocessor, and their blocks (stages plus
+// the park) fit as many to a multiprocessor as the launch bounds promise; the others keep a
+// block a tile.
+TEST(TcPlan, StreamsProductsOfManyWavesWithBlocksThatFit) {
+  struct Shape {
+    int64_t batch, m, n, k;
+    bool streams;
+  };
+  const Shape shapes[] = {
+      {16, 128, 25600, 128, true},   // C3k2's pointwise convolution at batch 16
+      {16, 128, 25600, 1152, false}, // its 3 x 3 as an implicit GEMM: 128-row tiles
+      {8, 130, 3000, 72, true},      // 1128 tiles of 64 rows
+      {1, 256, 16896, 40, false},    // 1056 tiles: exactly two waves
+      {1, 232, 49, 232, false},      // split-K
+      {1, 4096, 4096, 4096, false},  // 1024 tiles of 128 rows
+      {16, 64, 6400, 64, true},      // a pointwise convolution of 64 channels
+  };
+  for (const Shape& s : shapes) {
+    const k::TcPlan p = k::plan_gemm_tc(s.batch, s.m, s.n, s.k);
+    const Launch l = k::gemm_tc_launch(p);
+    const int64_t tiles = k::tc_tiles_m(p) * k::tc_tiles_n(p) * p.batch;
+    EXPECT_EQ(k::tc_streams(p), s.streams) << s.m << " x " << s.n << " x " << s.k;
+    if (!s.streams) {
+      EXPECT_EQ(int64_t(l.grid[0]) * l.grid[1], k::tc_tiles_m(p) * k::tc_tiles_n(p));
+      continue;
+    }
+    EXPECT_EQ(p.splits, 1);
+    EXPECT_EQ(l.grid[0], l.min_blocks * 132u);
+    EXPECT_LT(int64_t(l.grid[0]), tiles);
+    // 228 KB of shared memory a multiprocessor, 1 KB of it reserved for each block.
+    EXPECT_LE(l.min_blocks * (l.smem_bytes + 1024u), 228u * 1024u) << s.m << " x " << s.n;
+  }
+}
 
 } // namespace
 } // namespace vtc::cuda_test

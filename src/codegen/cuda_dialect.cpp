@@ -52,10 +52,24 @@ VTC_HD inline float vtc_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 VTC_HD inline double vtc_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 // For results rounded to f16 / bf16 next: the hardware exponent and reciprocal (a few f32 ulps,
 // against the 2^-11 of a half's rounding) instead of the correctly rounded library forms.
-// tanh and erf keep the library forms.
+// tanh and erf keep the library forms. Both flush f32 subnormals to zero (a half rounds them to
+// zero too; a bfloat16 is off by under 2^-126): one instruction each for the power of two and
+// the reciprocal, without the scaling steps around them.
 #ifdef __CUDA_ARCH__
-__device__ inline float vtc_exp16(float x) { return __expf(x); }
-__device__ inline float vtc_sigmoid16(float x) { return __fdividef(1.0f, 1.0f + __expf(-x)); }
+__device__ inline float vtc_ex2_ftz(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+__device__ inline float vtc_rcp_ftz(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+__device__ inline float vtc_exp16(float x) { return vtc_ex2_ftz(x * 1.44269504f); }
+__device__ inline float vtc_sigmoid16(float x) {
+  return vtc_rcp_ftz(1.0f + vtc_ex2_ftz(x * -1.44269504f));
+}
 #else
 inline float vtc_exp16(float x) { return vtc_exp(x); }
 inline float vtc_sigmoid16(float x) { return vtc_sigmoid(x); }

@@ -3,7 +3,10 @@
 // type (float for f32/f16/bf16, double for f64, int64_t for the integers, bool kept as its
 // integer value). to_compute(x) widens a stored element, from_compute<T>(v) rounds a compute
 // value to storage type T; vtc's reference interpreter (src/ir/dtype.cpp) uses the same
-// functions, so every target rounds exactly as the oracle does.
+// functions, so every target rounds exactly as the oracle does. The one exception is a NaN on
+// the device: the conversion instructions give the canonical NaN, not the host code's
+// quieted payload, and CUDA code takes them as they are (checking every conversion for NaN
+// cost a third of the instructions of a 16-bit epilogue); a NaN stays a NaN.
 //
 // Compiles as host C++20 and under NVRTC (portable.h): no standard-library headers, bit
 // reinterpretation by __builtin_bit_cast instead of memcpy, VTC_HD on every function.
@@ -22,14 +25,12 @@ struct bfloat16 {
 
 VTC_HD constexpr float half_to_float(uint16_t h) {
 #if defined(__CUDA_ARCH__)
-  // On the device the conversion instruction (exact, as this code is), with NaNs' payloads
-  // bit for bit as below; both computed and one selected, without a branch (a branch to the
-  // integer code, with its loop for subnormals, cost every 16-bit load and epilogue step).
+  // On the device the conversion instruction alone (exact, as this code is; a NaN comes out as
+  // the instruction gives it: see the top of the file).
   if (!__builtin_is_constant_evaluated()) {
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    const uint32_t nan = uint32_t(h & 0x8000) << 16 | 0x7f800000u | uint32_t(h & 0x3ff) << 13;
-    return (h & 0x7fff) > 0x7c00 ? __builtin_bit_cast(float, nan) : f;
+    return f;
   }
 #endif
   uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
@@ -54,16 +55,13 @@ VTC_HD constexpr float half_to_float(uint16_t h) {
 
 VTC_HD constexpr uint16_t float_to_half(float f) {
 #if defined(__CUDA_ARCH__)
-  // On the device the rounding instruction (round to nearest even, subnormals and overflow as
-  // this code rounds them), with NaNs' payloads as below; both computed and one selected,
-  // without a branch. The integer code made a 16-bit epilogue cost hundreds of instructions an
-  // element.
+  // On the device the rounding instruction alone (round to nearest even, subnormals and
+  // overflow as this code rounds them; a NaN as the instruction gives it). The integer code
+  // made a 16-bit epilogue cost hundreds of instructions an element.
   if (!__builtin_is_constant_evaluated()) {
-    const uint32_t x = __builtin_bit_cast(uint32_t, f), absx = x & 0x7fffffffu;
     uint16_t h;
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    const uint16_t nan = uint16_t(((x >> 16) & 0x8000) | 0x7e00 | ((absx >> 13) & 0x3ff));
-    return absx > 0x7f800000u ? nan : h;
+    return h;
   }
 #endif
   const uint32_t x = __builtin_bit_cast(uint32_t, f);
@@ -86,21 +84,9 @@ VTC_HD constexpr uint16_t float_to_half(float f) {
   return sign | uint16_t(q);
 }
 
-// f rounded to half and widened back: the bits half_to_float(float_to_half(f)) gives (a NaN
-// quieted, its payload's low 13 bits cleared). On the device two conversion instructions and a
-// select, where the two functions would each select a NaN's bits on its own.
+// f rounded to half and widened back: half_to_float(float_to_half(f)); on the device two
+// conversion instructions.
 VTC_HD constexpr float half_round(float f) {
-#if defined(__CUDA_ARCH__)
-  if (!__builtin_is_constant_evaluated()) {
-    const uint32_t x = __builtin_bit_cast(uint32_t, f);
-    uint16_t h;
-    float r;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(h));
-    const uint32_t nan = (x | 0x00400000u) & 0xffffe000u;
-    return (x & 0x7fffffffu) > 0x7f800000u ? __builtin_bit_cast(float, nan) : r;
-  }
-#endif
   return half_to_float(float_to_half(f));
 }
 
@@ -109,6 +95,13 @@ VTC_HD constexpr float bf16_to_float(uint16_t b) {
 }
 
 VTC_HD constexpr uint16_t float_to_bf16(float f) {
+#if defined(__CUDA_ARCH__)
+  if (!__builtin_is_constant_evaluated()) { // the rounding instruction (a NaN as it gives it)
+    uint16_t b;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
+    return b;
+  }
+#endif
   uint32_t x = __builtin_bit_cast(uint32_t, f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40);
   x += 0x7fff + ((x >> 16) & 1);

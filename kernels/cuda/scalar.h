@@ -25,20 +25,14 @@ template <class T> VTC_HD VTC_INLINE T from_raw_bits(uint16_t b) {
   return T{b};
 }
 
-// from_compute(to_compute(x)) for a 16-bit float's bits: the value itself, except that a
-// signalling NaN becomes quiet; two values at once in a 32-bit word.
+// from_compute(to_compute(x)) for a 16-bit float's bits, two values at once in a 32-bit word:
+// the value itself, except a NaN, which becomes what the conversions make of it (copies move
+// the bits a conversion round trip would give).
 template <class T> VTC_HD VTC_INLINE uint32_t requiet2(uint32_t w) {
-  if constexpr (float16_kind<T> == 1) {
-    // Per half: NaN when (bits & 0x7fff) > 0x7c00; then set 0x0200.
-    const uint32_t mag = w & 0x7fff7fffu;
-    const uint32_t lo = (mag & 0xffffu) > 0x7c00u ? 0x0200u : 0u;
-    const uint32_t hi = (mag >> 16) > 0x7c00u ? 0x02000000u : 0u;
-    return w | lo | hi;
-  } else if constexpr (float16_kind<T> == 2) {
-    const uint32_t mag = w & 0x7fff7fffu;
-    const uint32_t lo = (mag & 0xffffu) > 0x7f80u ? 0x0040u : 0u;
-    const uint32_t hi = (mag >> 16) > 0x7f80u ? 0x00400000u : 0u;
-    return w | lo | hi;
+  if constexpr (float16_kind<T> != 0) {
+    const uint32_t lo = raw_bits(from_compute<T>(to_compute(from_raw_bits<T>(uint16_t(w)))));
+    const uint32_t hi = raw_bits(from_compute<T>(to_compute(from_raw_bits<T>(uint16_t(w >> 16)))));
+    return lo | hi << 16;
   } else {
     return w;
   }

@@ -72,6 +72,12 @@ template <typename A> inline constexpr bool epilogue_of = requires {
   requires bool(A::is_epilogue);
 };
 
+// Whether epilogue A computes N adjacent results at once: values<N>(i, v, res), the results
+// value(i + u, v[u]) would give (device code; its operands read as vectors where they can be).
+template <typename A> inline constexpr bool values_of = requires {
+  requires bool(A::has_values);
+};
+
 // The compute type an accessor's load() returns (float for f32/f16/bf16, double for f64,
 // int64_t for the integer types).
 template <typename A>

@@ -349,11 +349,17 @@ __device__ VTC_INLINE void store_floats(const A& a, Index<A::rank> i, bool vec, 
     if constexpr (vector_capable<O, N>) {
       const O o = a.target();
       if (i[A::rank - 1] + N <= limit && vector_at<N>(o, i)) {
-        store_vector<typename O::value_type, N>(o.ptr(i), [&](int u) {
-          Index<A::rank> j = i;
-          j[A::rank - 1] += u;
-          return a.value(j, v[u]);
-        });
+        if constexpr (values_of<A>) {
+          decltype(a.value(i, v[0])) res[N];
+          a.template values<N>(i, v, res);
+          store_vector<typename O::value_type, N>(o.ptr(i), [&](int u) { return res[u]; });
+        } else {
+          store_vector<typename O::value_type, N>(o.ptr(i), [&](int u) {
+            Index<A::rank> j = i;
+            j[A::rank - 1] += u;
+            return a.value(j, v[u]);
+          });
+        }
         return;
       }
     }

@@ -147,13 +147,22 @@ IndexTerms unflatten(int flat_dim, const Shape& dims) {
   for (int64_t d : dims)
     total = total > 2147483647 / std::max<int64_t>(d, 1) ? int64_t(1) << 40 : total * d;
   const std::string flat_text = total <= 2147483647 ? "int(" + flat.text + ")" : flat.text;
+  // The outermost dimension larger than 1 takes no remainder (the flat index is below the
+  // product), and is the flat index itself when it is the only one: a run along it stays a run.
   IndexTerms xs(dims.size());
   int64_t stride = 1;
   for (size_t d = dims.size(); d-- > 0;) {
+    int64_t outer = 1;
+    for (size_t e = 0; e < d; ++e)
+      outer *= dims[e];
     std::string q =
         stride == 1 ? flat_text : "(" + flat_text + " / " + std::to_string(stride) + ")";
-    xs[d] = dims[d] == 1 ? IndexTerm::zero()
-                         : IndexTerm{"(" + q + " % " + std::to_string(dims[d]) + ")", flat.dims};
+    if (dims[d] == 1)
+      xs[d] = IndexTerm::zero();
+    else if (outer == 1)
+      xs[d] = stride == 1 ? flat : IndexTerm{q, flat.dims};
+    else
+      xs[d] = IndexTerm{"(" + q + " % " + std::to_string(dims[d]) + ")", flat.dims};
     stride *= dims[d];
   }
   return xs;
@@ -473,6 +482,11 @@ Acc AccessorEmitter::view(const Acc& inner, int rank, const IndexTerms& index, b
      << "<decltype(in.target())>{in.target()}; }\n";
   // A run here is a run of the inner accessor only when the last index passes through
   // unchanged (a remapped one, like (i[1] % d), wraps inside the run): then pass runs through.
+  if (dialect_.vector_forms() && keeps_last && !index.empty() && index.back().is_dim(rank - 1))
+    os << "  static constexpr bool has_values = vtc::kernels::values_of<I>;\n"
+       << "  template <int N, typename R> __device__ void values(const Index<" << rank
+       << ">& i, const float (&vs)[N], R (&res)[N]) const {\n"
+       << "    in.template values<N>(map(i), vs, res);\n  }\n";
   if (dialect_.run_forms() && keeps_last && !index.empty() && index.back().is_dim(rank - 1))
     os << "  template <typename D> void run_load(const Index<" << rank
        << ">& i, int64_t n, D* dst) const requires RunLoader<I, D> {\n"
@@ -565,6 +579,42 @@ Acc AccessorEmitter::storing(const Value* first, const PostOp& post,
      << "  " << q() << "auto target() const { return out; }\n"
      << "  template <typename V> " << q() << "void store(const Index<" << r
      << ">& i, V v) const { out.store(i, value(i, v)); }\n";
+  // The same chain over N adjacent elements along the last dimension (a vector store's):
+  // operands constant along it read once, operands read along it as vectors where they can be.
+  if (dialect_.vector_forms() && r > 0) {
+    const std::string last_dim = std::to_string(r - 1), R = std::to_string(r);
+    os << "  static constexpr bool has_values = true;\n"
+       << "  template <int N, typename R> __device__ void values(const Index<" << R
+       << ">& i, const float (&vs)[N], R (&res)[N]) const {\n";
+    std::string loop;
+    for (size_t k = 0; k < ops.size(); ++k) {
+      const std::string e = "e" + std::to_string(k);
+      const std::string at = index_of(ops[k].acc.rank, ops[k].index);
+      int uses = 0;
+      for (const IndexTerm& x : ops[k].index)
+        uses += x.uses(r - 1);
+      if (uses == 0) {
+        os << "    const auto c_" << e << " = " << e << ".load(" << at << ");\n";
+        loop += "      const auto o_" + e + " = c_" + e + ";\n";
+        continue;
+      }
+      const std::string each = "[&](Index<" + R + "> i) { i[" + last_dim + "] += u; return " + e +
+                               ".load(" + at + "); }(i)";
+      os << "    compute_t<decltype(" << e << ")> b_" << e << "[N];\n";
+      if (uses == 1 && ops[k].index.back().is_dim(r - 1))
+        os << "    if constexpr (portable::is_same_v<compute_t<decltype(" << e
+           << ")>, float>) {\n      const auto ix = " << at << ";\n"
+           << "      vtc::kernels::cuda::load_floats<N>(" << e
+           << ", ix, vtc::kernels::cuda::vector_at<N>(" << e << ", ix), ix[" << ops[k].acc.rank - 1
+           << "] + N, b_" << e << ");\n    } else {\n"
+           << "      for (int u = 0; u < N; ++u) b_" << e << "[u] = " << each << ";\n    }\n";
+      else
+        os << "    for (int u = 0; u < N; ++u) b_" << e << "[u] = " << each << ";\n";
+      loop += "      const auto o_" + e + " = b_" + e + "[u];\n";
+    }
+    os << "#pragma unroll\n    for (int u = 0; u < N; ++u) {\n      const float v = vs[u];\n"
+       << loop << run_body.str() << "      res[u] = " << local[last] << ";\n    }\n  }\n";
+  }
   // The same chain over a run: operands staged, one loop over the run, its results written
   // straight into the output where the run lies there as compute values, else staged and
   // stored as one run. When every operand is one value for the whole run (a channel's scale

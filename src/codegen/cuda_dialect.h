@@ -17,6 +17,7 @@ public:
   std::string preamble(const TranslationUnitFeatures& features) const override;
   std::string function_qualifier() const override { return "VTC_HD"; }
   bool run_forms() const override { return false; }
+  bool vector_forms() const override { return true; }
   int64_t transaction_bytes() const override { return 32; }
   bool entry_per_call() const override { return true; }
   std::string entry(const std::string& name, const std::string& body,

@@ -32,6 +32,9 @@ public:
   virtual std::string function_qualifier() const = 0;
   // Whether accessors get run_load / run_store (runs along the last dimension).
   virtual bool run_forms() const = 0;
+  // Whether epilogues get values<N> (N adjacent results at once, for a vector store; device
+  // code).
+  virtual bool vector_forms() const { return false; }
   // The memory transaction, in bytes, an accessor's contiguity is judged by.
   virtual int64_t transaction_bytes() const = 0;
   // Whether every call of a step is an entry point of its own, launched with the call's

@@ -7,7 +7,7 @@
 // Fast path: when every operand has ptr(), its `contig` holds whole groups and the addresses
 // are aligned, a group moves as one 16-byte access per operand (coalesced across the warp),
 // computing from_compute(f(to_compute(x)...)) per element; a copy between operands of one
-// storage type moves the bits (16-bit floats requieted, which is what the conversions do).
+// storage type moves the bits (16-bit floats as a conversion round trip leaves them).
 // Otherwise each element goes through load() and store(). The values are the same either way.
 #pragma once
 
@@ -64,7 +64,7 @@ inline constexpr bool raw_copy<Out, Identity, In> =
     same_type<typename Out::value_type, typename In::value_type>;
 
 // One group of V elements as vectors: the storage bits moved (raw copies, 16 bytes as
-// words, 16-bit floats requieted) or converted through float.
+// words, 16-bit floats as a conversion round trip leaves them) or converted through float.
 template <int V, class Out, class F, class... In>
 __device__ VTC_INLINE void map_group_vector(const Out& out, const Index<Out::rank>& i, const F& f,
                                             const In&... in) {
@@ -75,7 +75,7 @@ __device__ VTC_INLINE void map_group_vector(const Out& out, const Index<Out::ran
     load_words((in.ptr(i), ...), w);
 #pragma unroll
     for (int k = 0; k < W; ++k)
-      w[k] = requiet2<TO>(w[k]);
+      w[k] = round_trip2<TO>(w[k]);
     store_words(out.ptr(i), w);
   } else {
     float res[V];

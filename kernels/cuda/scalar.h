@@ -28,7 +28,7 @@ template <class T> VTC_HD VTC_INLINE T from_raw_bits(uint16_t b) {
 // from_compute(to_compute(x)) for a 16-bit float's bits, two values at once in a 32-bit word:
 // the value itself, except a NaN, which becomes what the conversions make of it (copies move
 // the bits a conversion round trip would give).
-template <class T> VTC_HD VTC_INLINE uint32_t requiet2(uint32_t w) {
+template <class T> VTC_HD VTC_INLINE uint32_t round_trip2(uint32_t w) {
   if constexpr (float16_kind<T> != 0) {
     const uint32_t lo = raw_bits(from_compute<T>(to_compute(from_raw_bits<T>(uint16_t(w)))));
     const uint32_t hi = raw_bits(from_compute<T>(to_compute(from_raw_bits<T>(uint16_t(w >> 16)))));

@@ -38,18 +38,27 @@ struct RunRead {
 // `n` its length, `j` the position in it): once when its index does not involve the last
 // dimension, as one run when the last dimension indexes its last, element by element
 // otherwise.
-RunRead run_operand(const std::string& name, const ReadOperand& op, int rank, std::string& pre) {
-  const int last = rank - 1;
+// How an operand's index moves along the result's last dimension: not at all (one value for
+// a run), as its own last dimension (a run of it), or otherwise.
+enum class AlongLast { constant, run, other };
+AlongLast along_last(const ReadOperand& op, int rank) {
   int uses = 0;
   for (const IndexTerm& x : op.index)
-    uses += x.uses(last);
+    uses += x.uses(rank - 1);
+  if (uses == 0) return AlongLast::constant;
+  return uses == 1 && op.index.back().is_dim(rank - 1) ? AlongLast::run : AlongLast::other;
+}
+
+RunRead run_operand(const std::string& name, const ReadOperand& op, int rank, std::string& pre) {
+  const int last = rank - 1;
+  const AlongLast along = along_last(op, rank);
   const std::string at = index_of(op.acc.rank, op.index);
-  if (uses == 0) {
+  if (along == AlongLast::constant) {
     pre += "      const auto c_" + name + " = " + name + ".load(" + at + ");\n";
     return {"c_" + name, true};
   }
   pre += "      compute_t<decltype(" + name + ")> b_" + name + "[kRunChunk];\n";
-  if (uses == 1 && op.index.back().is_dim(last)) {
+  if (along == AlongLast::run) {
     pre += "      vtc::kernels::load_run(" + name + ", " + at + ", n, b_" + name + ");\n";
   } else {
     pre += "      for (int64_t j = 0; j < n; ++j)\n        b_" + name + "[j] = [&](Index<" +
@@ -481,13 +490,15 @@ Acc AccessorEmitter::view(const Acc& inner, int rank, const IndexTerms& index, b
      << "  " << q() << "auto target() const { return " << name
      << "<decltype(in.target())>{in.target()}; }\n";
   // A run here is a run of the inner accessor only when the last index passes through
-  // unchanged (a remapped one, like (i[1] % d), wraps inside the run): then pass runs through.
-  if (dialect_.vector_forms() && keeps_last && !index.empty() && index.back().is_dim(rank - 1))
+  // unchanged (a remapped one, like (i[1] % d), wraps inside the run): then pass runs (and
+  // an epilogue's adjacent values) through.
+  const bool passes_last = keeps_last && !index.empty() && index.back().is_dim(rank - 1);
+  if (dialect_.vector_forms() && passes_last)
     os << "  static constexpr bool has_values = vtc::kernels::values_of<I>;\n"
        << "  template <int N, typename R> __device__ void values(const Index<" << rank
        << ">& i, const float (&vs)[N], R (&res)[N]) const {\n"
        << "    in.template values<N>(map(i), vs, res);\n  }\n";
-  if (dialect_.run_forms() && keeps_last && !index.empty() && index.back().is_dim(rank - 1))
+  if (dialect_.run_forms() && passes_last)
     os << "  template <typename D> void run_load(const Index<" << rank
        << ">& i, int64_t n, D* dst) const requires RunLoader<I, D> {\n"
        << "    vtc::kernels::load_run(in, map(i), n, dst);\n  }\n"
@@ -590,10 +601,8 @@ Acc AccessorEmitter::storing(const Value* first, const PostOp& post,
     for (size_t k = 0; k < ops.size(); ++k) {
       const std::string e = "e" + std::to_string(k);
       const std::string at = index_of(ops[k].acc.rank, ops[k].index);
-      int uses = 0;
-      for (const IndexTerm& x : ops[k].index)
-        uses += x.uses(r - 1);
-      if (uses == 0) {
+      const AlongLast along = along_last(ops[k], r);
+      if (along == AlongLast::constant) {
         os << "    const auto c_" << e << " = " << e << ".load(" << at << ");\n";
         loop += "      const auto o_" + e + " = c_" + e + ";\n";
         continue;
@@ -601,7 +610,7 @@ Acc AccessorEmitter::storing(const Value* first, const PostOp& post,
       const std::string each = "[&](Index<" + R + "> i) { i[" + last_dim + "] += u; return " + e +
                                ".load(" + at + "); }(i)";
       os << "    compute_t<decltype(" << e << ")> b_" << e << "[N];\n";
-      if (uses == 1 && ops[k].index.back().is_dim(r - 1))
+      if (along == AlongLast::run)
         os << "    if constexpr (portable::is_same_v<compute_t<decltype(" << e
            << ")>, float>) {\n      const auto ix = " << at << ";\n"
            << "      vtc::kernels::cuda::load_floats<N>(" << e

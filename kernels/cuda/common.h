@@ -273,6 +273,12 @@ __device__ VTC_INLINE void mma_m16n8k16(float (&d)[4], const unsigned (&a)[4], u
   }
 }
 
+// Two values as one word of 16-bit elements of T, the first in the low half (the order of an
+// mma operand's pair).
+template <class T> __device__ VTC_INLINE unsigned pack_pair(float lo, float hi) {
+  return element_bits(from_compute<T>(lo)) | (element_bits(from_compute<T>(hi)) << 16);
+}
+
 // Index of row `row` of the outer dimensions of `extent` (all but the last), last index 0.
 template <int R>
 __device__ VTC_INLINE Index<R> row_index(const int64_t (&extent)[R > 0 ? R : 1], int64_t row) {

@@ -75,16 +75,6 @@ VTC_HD constexpr Launch decode_attention_mma_launch(const DecodeAttentionShape& 
 
 namespace vtc::kernels {
 
-namespace cuda {
-
-// Two values as one word of 16-bit elements of T, the first in the low half (the order of an
-// mma operand's pair).
-template <class T> __device__ VTC_INLINE unsigned pack_pair(float lo, float hi) {
-  return element_bits(from_compute<T>(lo)) | (element_bits(from_compute<T>(hi)) << 16);
-}
-
-} // namespace cuda
-
 // G: the group size s.group (1 .. 8), known when the code is generated; Q, K and V of one
 // 16-bit storage type. Mask: a [B, H, L] reader or NoOperand. Launch:
 // decode_attention_mma_launch(s); workspace attention_workspace_bytes(s).

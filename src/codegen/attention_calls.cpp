@@ -1,6 +1,7 @@
 // Kernel calls of attention kernels (attention_pattern.h): decode (one query token) and
 // prefill attention of kernels/cpu/attention.h and kernels/cuda (attention.h,
-// decode_attention_tiled.h, prefill_attention.h) over accessors.
+// decode_attention_stream.h, decode_attention_stream_tc.h, decode_attention_tiled.h,
+// prefill_attention.h) over accessors.
 // Q is read as the kernel computes it (a RoPE prologue) or as stored; K through the mapping
 // of K^T with its last two dimensions swapped (swap_last_two), so a K cache reached by
 // Transpose, Reshape and the grouped-query Expand is read in place, a row at a time; V and the
@@ -10,6 +11,7 @@
 
 #include "codegen/kernel_calls.h"
 #include "kernels/cuda/attention.h"
+#include "kernels/cuda/decode_attention_stream_tc.h"
 #include "kernels/cuda/decode_attention_tiled.h"
 #include "kernels/cuda/prefill_attention.h"
 #include "mapping/transposed_operand.h"
@@ -75,6 +77,52 @@ Acc decode_view(AccessorEmitter& g, const Acc& a) {
                 true);
 }
 
+// The cuda decode kernel of a pattern, its shape and launch.
+struct CudaDecodeKernel {
+  std::string function;
+  std::vector<std::string> template_args;
+  kernels::DecodeAttentionShape shape;
+  kernels::Launch launch;
+};
+
+// Every warp streaming its own keys, on tensor cores where Q, K and V are of one 16-bit type
+// (decode_attention_stream_tc.h), else on the CUDA cores (decode_attention_stream.h); shapes
+// neither takes (Dv != D, D past 256, groups past 8) as before: K and V streamed through shared
+// memory where that was measured faster (decode_attention_tiled.h), else a few rows a thread
+// in flight (attention.h). The shape and types alone decide, so every strategy runs the same
+// kernel. decode_attention_mma.h was measured slower than these on every shape of the
+// workloads (kernels/cuda/NOTES.md).
+CudaDecodeKernel choose_cuda_decode_kernel(const AttentionPattern& p) {
+  namespace k = kernels;
+  const int64_t group = cuda_group(p);
+  const DType kv = p.v->type.dtype;
+  const std::string g = std::to_string(group);
+  if (kv != DType::f32 && p.kt->type.dtype == kv && p.q->type.dtype == kv &&
+      k::decode_attention_stream_tc_supported(p.d, p.dv, group)) {
+    const auto s =
+        k::make_decode_attention_stream_tc_shape(p.batch, p.heads, p.kv_len, p.d, p.dv, group);
+    return {"decode_attention_stream_tc",
+            {g, std::to_string(p.d)},
+            s,
+            k::decode_attention_stream_tc_launch(s)};
+  }
+  if (k::decode_attention_stream_supported(p.d, p.dv, group)) {
+    const auto s =
+        k::make_decode_attention_stream_shape(p.batch, p.heads, p.kv_len, p.d, p.dv, group);
+    return {"decode_attention_stream", {g}, s, k::decode_attention_stream_launch(s)};
+  }
+  if (p.kt->type.dtype == kv && k::decode_attention_tiled_preferred(p.d, p.dv, group)) {
+    const auto s =
+        k::make_decode_attention_tiled_shape(p.batch, p.heads, p.kv_len, p.d, p.dv, group);
+    return {"decode_attention_tiled",
+            {g},
+            s,
+            k::decode_attention_tiled_launch(s, int64_t(dtype_size(kv)))};
+  }
+  const auto s = cuda_decode_shape(p);
+  return {"decode_attention", {g}, s, k::decode_attention_launch(s)};
+}
+
 } // namespace
 
 bool attention_supported(const Kernel& k) {
@@ -124,27 +172,16 @@ std::vector<KernelCall> attention_calls(KernelContext& c) {
     const std::string params =
         "AttentionParams{float(" + literal(p->scale) + "), float(" + literal(p->softcap) + "), -1}";
     if (decode) {
-      // K and V streamed through shared memory where that was measured faster
-      // (decode_attention_tiled.h), else a few rows a thread in flight; the shape alone decides.
-      // decode_attention_mma.h, both products on tensor cores, was measured slower than one of
-      // the two on every shape of the workloads (kernels/cuda/NOTES.md).
-      const int64_t group = cuda_group(*p);
-      const bool tiled = p->kt->type.dtype == p->v->type.dtype &&
-                         kernels::decode_attention_tiled_preferred(p->d, p->dv, group);
-      const int64_t element_bytes = int64_t(dtype_size(p->v->type.dtype));
-      const kernels::DecodeAttentionShape s =
-          tiled ? kernels::make_decode_attention_tiled_shape(p->batch, p->heads, p->kv_len, p->d,
-                                                             p->dv, group)
-                : cuda_decode_shape(*p);
+      const CudaDecodeKernel kernel = choose_cuda_decode_kernel(*p);
+      const kernels::DecodeAttentionShape& s = kernel.shape;
       const std::string shape = "DecodeAttentionShape{" +
                                 list({s.batch, s.heads, s.kv_len, s.d, s.dv, s.group, s.chunk}) +
                                 "}";
-      KernelCall call{tiled ? "decode_attention_tiled" : "decode_attention",
-                      {std::to_string(s.group)},
+      KernelCall call{kernel.function,
+                      kernel.template_args,
                       {O.init, Q.init, K.init, V.init, "attention_workspace(ws, " + shape + ")",
                        shape, params, mask}};
-      call.launch = tiled ? kernels::decode_attention_tiled_launch(s, element_bytes)
-                          : kernels::decode_attention_launch(s);
+      call.launch = kernel.launch;
       call.workspace_bytes = kernels::attention_workspace_bytes(s);
       return {call};
     }

@@ -13,6 +13,7 @@
 #include "kernels/cuda/conv.h"
 #include "kernels/cuda/conv_direct.h"
 #include "kernels/cuda/decode_attention_mma.h"
+#include "kernels/cuda/decode_attention_stream_tc.h"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemm_tc.h"
@@ -290,6 +291,7 @@ std::string translation_unit(const std::vector<Case>& cases) {
         "#include \"kernels/cuda/conv.h\"\n"
         "#include \"kernels/cuda/conv_direct.h\"\n"
         "#include \"kernels/cuda/decode_attention_mma.h\"\n"
+        "#include \"kernels/cuda/decode_attention_stream_tc.h\"\n"
         "#include \"kernels/cuda/elementwise.h\"\n"
         "#include \"kernels/cuda/gemm.h\"\n"
         "#include \"kernels/cuda/gemv.h\"\n"
@@ -456,16 +458,18 @@ double attention_reference(const Inputs& x, int64_t q_at, int64_t kv_at, int64_t
   return keys > 0 ? r / sum : 0.0;
 }
 
-// The call of a decode attention kernel (`function`<G>) of shape s in a test unit.
+// The call of a decode attention kernel (`function`<G>, or <G, D> when `with_d`) of shape s in a
+// test unit.
 std::string decode_attention_call(const std::string& function, const k::DecodeAttentionShape& s,
-                                  float scale, float softcap, int64_t valid) {
+                                  float scale, float softcap, int64_t valid, bool with_d = false) {
   char lit[96];
   std::snprintf(lit, sizeof lit, "AttentionParams{%.9ef, %.9ef, %lld}", double(scale),
                 double(softcap), (long long)valid);
   std::ostringstream call;
   call << "{ const DecodeAttentionShape s{"
        << lits(s.batch, s.heads, s.kv_len, s.d, s.dv, s.group, s.chunk) << "};\n  " << function
-       << "<" << s.group << ">(@0, @1, @2, @3, attention_workspace(ws, s), s, " << lit << "); }";
+       << "<" << s.group << (with_d ? ", " + std::to_string(s.d) : std::string())
+       << ">(@0, @1, @2, @3, attention_workspace(ws, s), s, " << lit << "); }";
   return call.str();
 }
 
@@ -513,6 +517,36 @@ Case attention_tiled_case(DType t, Layout in, int64_t batch, int64_t heads, int6
   c.call = decode_attention_call("decode_attention_tiled", s, 1.0f / std::sqrt(float(d)), softcap,
                                  valid);
   c.launch = k::decode_attention_tiled_launch(s, int64_t(dtype_bytes(t)));
+  c.workspace_bytes = k::attention_workspace_bytes(s);
+  return c;
+}
+
+Case attention_stream_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len,
+                           int64_t d, int64_t group, int64_t valid, float softcap) {
+  Case c = attention_case(t, in, batch, heads, kv_len, d, group, valid, softcap);
+  c.name = "decode_attention_stream_g" + std::to_string(group) + suffix(t, in, Layout::dense);
+  c.group = "attention_stream_" + std::string(dtype_name(t)) +
+            shape_key({batch, heads, kv_len, d, group, valid});
+  const k::DecodeAttentionShape s =
+      k::make_decode_attention_stream_shape(batch, heads, kv_len, d, d, group);
+  c.call = decode_attention_call("decode_attention_stream", s, 1.0f / std::sqrt(float(d)), softcap,
+                                 valid);
+  c.launch = k::decode_attention_stream_launch(s);
+  c.workspace_bytes = k::attention_workspace_bytes(s);
+  return c;
+}
+
+Case attention_stream_tc_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len,
+                              int64_t d, int64_t group, int64_t valid, float softcap) {
+  Case c = attention_case(t, in, batch, heads, kv_len, d, group, valid, softcap);
+  c.name = "decode_attention_stream_tc_g" + std::to_string(group) + suffix(t, in, Layout::dense);
+  c.group = "attention_stream_tc_" + std::string(dtype_name(t)) +
+            shape_key({batch, heads, kv_len, d, group, valid});
+  const k::DecodeAttentionShape s =
+      k::make_decode_attention_stream_tc_shape(batch, heads, kv_len, d, d, group);
+  c.call = decode_attention_call("decode_attention_stream_tc", s, 1.0f / std::sqrt(float(d)),
+                                 softcap, valid, true);
+  c.launch = k::decode_attention_stream_tc_launch(s);
   c.workspace_bytes = k::attention_workspace_bytes(s);
   return c;
 }
@@ -850,6 +884,15 @@ std::vector<CaseFamily> representative_cases() {
         attention.back().name += "_d96";
         attention.push_back(attention_tiled_case(t, in, 1, 2, 100, 256, 2, -1, 30.0f));
         attention.back().name += "_d256";
+        // Warps streaming their own keys: the same shapes, a group of 8 at D = 64, and one
+        // chunk with fewer keys than a warp's run.
+        attention.push_back(attention_stream_case(t, in, 2, 8, 700, 128, 4, 650, 0.0f));
+        attention.push_back(attention_stream_case(t, in, 1, 4, 300, 96, 2, -1, 0.0f));
+        attention.back().name += "_d96";
+        attention.push_back(attention_stream_case(t, in, 1, 2, 100, 256, 2, -1, 30.0f));
+        attention.back().name += "_d256";
+        attention.push_back(attention_stream_case(t, in, 3, 16, 2000, 64, 8, 1999, 0.0f));
+        attention.back().name += "_d64";
         if (t != DType::f32 && (in == Layout::dense || in == Layout::computed)) {
           // Tensor cores, the same shapes: K and V by cp.async, and through load().
           attention.push_back(attention_mma_case(t, in, 2, 8, 700, 128, 4, 650, 0.0f));
@@ -859,6 +902,17 @@ std::vector<CaseFamily> representative_cases() {
           attention.back().name += "_d256";
           attention.push_back(attention_mma_case(t, in, 3, 16, 2000, 64, 8, 1999, 0.0f));
           attention.back().name += "_d64";
+        }
+        if (t != DType::f32) {
+          // Streaming warps on tensor cores: D = 128, 256 (softcap), 64 with 8 heads a group,
+          // 192 with 3; runs ending inside a 16-key tile.
+          attention.push_back(attention_stream_tc_case(t, in, 2, 8, 700, 128, 4, 650, 0.0f));
+          attention.push_back(attention_stream_tc_case(t, in, 1, 2, 100, 256, 2, -1, 30.0f));
+          attention.back().name += "_d256";
+          attention.push_back(attention_stream_tc_case(t, in, 3, 16, 2000, 64, 8, 1999, 0.0f));
+          attention.back().name += "_d64";
+          attention.push_back(attention_stream_tc_case(t, in, 2, 6, 333, 192, 3, -1, 0.0f));
+          attention.back().name += "_d192";
         }
         attention.push_back(prefill_attention_case(t, in, 2, 4, 37, 100, 64, 2, 0.0f, true));
       }
@@ -972,6 +1026,20 @@ std::vector<Case> timed_cases() {
       // 3 -> 16 channels, 3 x 3, stride 2, on conv2d_direct.
       conv_case(h, d, 16, 3, 640, 640, 16, 3, 2, 1, true),
       conv_case(h, d, 16, 3, 512, 512, 16, 3, 2, 1, true),
+      // timed39-42: every warp streaming its own keys, the Llama-3 shape at batch 1 and 16, the
+      // Gemma-2 shape (8192 keys) at batch 1 and 16.
+      attention_stream_case(bf, d, 1, 32, 4096, 128, 4, -1, 0.0f),
+      attention_stream_case(bf, d, 16, 32, 4096, 128, 4, -1, 0.0f),
+      attention_stream_case(bf, d, 1, 16, 8192, 256, 2, -1, 50.0f),
+      attention_stream_case(bf, d, 16, 16, 8192, 256, 2, -1, 50.0f),
+      // timed43-44: the tiled kernel on the Gemma-2 shape, for comparison.
+      attention_tiled_case(bf, d, 1, 16, 8192, 256, 2, -1, 50.0f),
+      attention_tiled_case(bf, d, 16, 16, 8192, 256, 2, -1, 50.0f),
+      // timed45-48: timed39-42 on tensor cores.
+      attention_stream_tc_case(bf, d, 1, 32, 4096, 128, 4, -1, 0.0f),
+      attention_stream_tc_case(bf, d, 16, 32, 4096, 128, 4, -1, 0.0f),
+      attention_stream_tc_case(bf, d, 1, 16, 8192, 256, 2, -1, 50.0f),
+      attention_stream_tc_case(bf, d, 16, 16, 8192, 256, 2, -1, 50.0f),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

@@ -90,6 +90,12 @@ Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv
 // decode_attention_tiled (K and V streamed through shared memory) on attention_case's operands.
 Case attention_tiled_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len,
                           int64_t d, int64_t group, int64_t valid, float softcap);
+// decode_attention_stream (every warp streams its own keys into registers).
+Case attention_stream_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len,
+                           int64_t d, int64_t group, int64_t valid, float softcap);
+// decode_attention_stream_tc (streaming warps, both products on tensor cores), 16-bit types.
+Case attention_stream_tc_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len,
+                              int64_t d, int64_t group, int64_t valid, float softcap);
 // decode_attention_mma (both products on tensor cores), 16-bit types only.
 Case attention_mma_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len, int64_t d,
                         int64_t group, int64_t valid, float softcap);

@@ -139,10 +139,14 @@ void measure(Measured& m, const HostTensorMap& inputs, const BenchArgs& args) {
   for (const auto& t : steps)
     m.step_ms.push_back(median(t));
   if (on_device) {
-    // Graph replays time no step: one more session, every step timed by CUDA events.
+    // Graph replays time no step: one more session, every step timed by CUDA events, of the
+    // plan the first one kept.
     Options o = s.options();
     o.time_steps = true;
+    if (s.profiled_plan() && s.profiled_plan()->kept_physical) o.strategy = StrategyKind::none;
     Session timed(args.model, o);
+    VTC_CHECK(timed.program().steps.size() == steps.size())
+        << "the step-timed session lowered a different program";
     for (int i = 0; i < std::max(1, args.warmup); ++i)
       run(timed, i);
     for (size_t k = 0; k < steps.size(); ++k)
@@ -191,6 +195,15 @@ int64_t bound_bytes(const Session& s) {
   return bytes;
 }
 
+// The profiled choice of the greedy plan (Options::profile), null where none was made.
+nlohmann::json profiled_json(const Session& s) {
+  const std::optional<ProfiledPlan> p = s.profiled_plan();
+  if (!p) return nullptr;
+  return {{"greedy_ms", p->greedy_ms},
+          {"physical_ms", p->physical_ms},
+          {"kept", p->kept_physical ? "all-physical" : "greedy"}};
+}
+
 nlohmann::json strategy_json(const Measured& m) {
   const Session& s = *m.session;
   ProgramCounts c = count_steps(s);
@@ -215,6 +228,7 @@ nlohmann::json strategy_json(const Measured& m) {
           {"interpreted", c.interpreted},
           {"ready_s", m.ready_s},
           {"compile_s", s.compile_seconds()},
+          {"profiled", profiled_json(s)},
           {"step_times", std::move(steps)}};
 }
 
@@ -313,6 +327,12 @@ int bench(const BenchArgs& args) {
     measure(m, inputs, args);
     fmt::print(stderr, "bench: {}: median {:.3f} ms (min {:.3f} ms)\n", strategy, m.median_ms,
                m.min_ms);
+    if (const auto p = m.session->profiled_plan())
+      fmt::print(stderr,
+                 "bench: {}: profiled on the device: greedy plan {:.4f} ms, all-physical "
+                 "{:.4f} ms, kept {}\n",
+                 strategy, p->greedy_ms, p->physical_ms,
+                 p->kept_physical ? "all-physical" : "greedy");
     runs.push_back(std::move(m));
   }
 

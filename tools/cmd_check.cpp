@@ -80,6 +80,7 @@ int check(const CheckArgs& args) {
     Options o = args.options;
     o.target = args.target;
     o.strategy = *parse_strategy_kind(strategy);
+    o.profile = false; // the strategy's own plan is what is checked
     fmt::print(stderr, "check: {}: lowering, compiling, running ...\n", strategy);
     const auto start = std::chrono::steady_clock::now();
     Session s(args.model, o);

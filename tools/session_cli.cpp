@@ -86,6 +86,9 @@ void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
   cmd->add_flag_function(
       "--quiet,-q", [&options](int64_t) { options.progress = false; },
       "no progress line on stderr while compiling");
+  cmd->add_flag_function(
+      "--no-profile", [&options](int64_t) { options.profile = false; },
+      "cuda: keep the greedy plan without timing it against all-physical on the device");
   cmd->add_flag("--sanitize", options.sanitize,
                 "cpu: generated code under AddressSanitizer and UBSan, each buffer allocated on "
                 "its own (needs the ASan runtime preloaded: README)");

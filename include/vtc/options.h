@@ -106,6 +106,9 @@ struct Options {
   // cuda: time every step with CUDA events, launching steps one by one, instead of replaying
   // the program as CUDA graphs (Session::last_step_times; cpu always times its steps).
   bool time_steps = false;
+  // cuda, strategy greedy: the greedy program is timed on the device against the all-physical
+  // one, and the faster is kept (Session::profiled_plan); both compute the same bits.
+  bool profile = true;
   // cpu: generated code built with AddressSanitizer and UBSan, each buffer allocated on its own
   // so that an out-of-bounds access through a mapping is reported, not absorbed by a
   // neighbouring buffer. The process must have the ASan runtime loaded (README, "Under the

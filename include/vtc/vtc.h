@@ -57,6 +57,13 @@ struct TensorSpec {
   std::string aliased_input; // outputs: the donated input whose buffer holds it, if any
 };
 
+// What the profiled choice of the greedy plan measured (Options::profile): median device
+// milliseconds of the greedy program and of the all-physical one, and which was kept.
+struct ProfiledPlan {
+  double greedy_ms = 0, physical_ms = 0;
+  bool kept_physical = false;
+};
+
 class Session {
 public:
   // Imports, canonicalises, lowers and compiles `model_path` (an ONNX file).
@@ -98,6 +105,8 @@ public:
   double compile_seconds() const;
   // The number of threads kernels run on (Options::threads, or the OpenMP default).
   int threads() const;
+  // The timings behind the program kept, when the greedy plan was profiled on the device.
+  std::optional<ProfiledPlan> profiled_plan() const;
 
   bool has_program() const; // false for target ref
   // The lowered program (buffers, steps, operand access); throws for target ref.

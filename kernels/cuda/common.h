@@ -222,6 +222,18 @@ __device__ VTC_INLINE bool vector_at(const A& a, const Index<A::rank>& i) {
     return false;
 }
 
+// The first statement of every generated kernel (programmatic dependent launch, sm_90 on): the
+// kernel may have been launched before the one queued ahead of it finished (launch_kernel's
+// `overlap`); wait until that one has completed and its writes are visible, then let the
+// kernel queued next start its blocks, which wait here in turn. Elsewhere, or when the kernel
+// was launched plainly, both instructions return at once.
+__device__ VTC_INLINE void await_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 // Loads through L2 only (values written by other blocks of the same launch).
 __device__ VTC_INLINE float ld_cg(const float* p) {
   float v;

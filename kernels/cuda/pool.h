@@ -1,7 +1,8 @@
 // 2-D pooling and depthwise convolution, NCHW, over accessors. Pooling: one thread per output
 // element (grid-stride over the flat output index; neighbouring threads take neighbouring
 // columns, so stores coalesce and the window reads share cache lines). Depthwise convolution:
-// a block per band of output rows of one plane, its input staged in shared memory once. The caller
+// a block per band of output rows of one plane, its input staged in shared memory once by
+// 16-byte loads, its outputs stored as 16-byte vectors. The caller
 // gives the output size (ceil_mode is its business: windows may run past the bottom / right
 // padding; those taps count nowhere).
 //
@@ -27,11 +28,15 @@ VTC_HD constexpr Launch pool2d_launch(const Pool2dShape& s) {
 }
 // Depthwise convolution: a block of 128 threads takes a band of output rows of one output plane,
 // staged with the input rows and columns the band reads (zeros in the padding) in at most
-// kTileBytes of shared memory (one row at least), the filter beside them.
+// kTileBytes of shared memory (one row at least), the filter beside them, and a park of
+// kThreads * 8 sums before them (outputs stored as vectors of depthwise_vector elements).
 namespace depthwise_config {
 inline constexpr int kThreads = 128;
 inline constexpr int64_t kTileBytes = 24 * 1024;
+inline constexpr int64_t kParkBytes = kThreads * 8 * 4;
 } // namespace depthwise_config
+// Elements a thread moves as one 16-byte vector (8 of 16 bits, 4 of 32).
+template <class T> inline constexpr int depthwise_vector = sizeof(T) == 2 ? 8 : 4;
 VTC_HD constexpr int64_t depthwise_tile_w(const Conv2dShape& s) {
   return (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
 }
@@ -48,7 +53,8 @@ VTC_HD constexpr int64_t depthwise_band(const Conv2dShape& s) {
 }
 VTC_HD constexpr Launch depthwise_conv2d_launch(const Conv2dShape& s) {
   const int64_t band = depthwise_band(s);
-  const int64_t smem = (depthwise_rows_in(s, band) * depthwise_tile_w(s) + s.kh * s.kw) * 4;
+  const int64_t smem = depthwise_config::kParkBytes +
+                       (depthwise_rows_in(s, band) * depthwise_tile_w(s) + s.kh * s.kw) * 4;
   return Launch{{unsigned(s.n * s.c_out * cdiv(s.h_out, band)), 1, 1},
                 {unsigned(depthwise_config::kThreads), 1, 1},
                 unsigned(smem),
@@ -123,42 +129,97 @@ __device__ void avg_pool2d(Out out, In in, Pool2dShape s, bool count_include_pad
 
 // Weights W[c_out, 1, kh, kw]; bias and activation are the output accessor's epilogue. Launch:
 // depthwise_conv2d_launch. Block b: plane b / bands (image n, output channel co), band
-// b % bands; the taps read the staged tile in the chain's order.
+// b % bands. The input rows are staged 16 bytes at a time where the input allows (zeros in the
+// padding). Rows of whole vectors of VO outputs are computed a chunk of kThreads * VO at a
+// time, each thread taking neighbouring outputs of a row (the staged tile read without bank
+// conflicts) and parking its sums, then each thread stores VO adjacent outputs of the park as
+// one vector; other rows (small planes: 7, 14 or 28 wide) an output a thread, stored alone.
+// Every output's chain reads the staged taps in order, as the cpu target's.
 template <class Out, class In, class W>
 __device__ void depthwise_conv2d(Out out, In in, W w, Conv2dShape s) {
   static_assert(Out::rank == 4 && In::rank == 4 && W::rank == 4, "depthwise_conv2d: NCHW");
+  using namespace depthwise_config;
+  constexpr int VI = depthwise_vector<typename In::value_type>;
+  constexpr int VO = depthwise_vector<typename Out::value_type>;
   extern __shared__ __align__(16) unsigned char vtc_smem[];
   const int64_t band = depthwise_band(s), bands = cdiv(s.h_out, band);
   const int tw = int(depthwise_tile_w(s)), kh = int(s.kh), kw = int(s.kw);
   const int rows_in = int(depthwise_rows_in(s, band));
-  float* tile = reinterpret_cast<float*>(vtc_smem);
+  float* park = reinterpret_cast<float*>(vtc_smem);
+  float* tile = park + kThreads * VO;
   float* taps = tile + rows_in * tw;
   const int64_t mult = s.c_out / s.groups;
-  const int tid = int(threadIdx.x), threads = int(blockDim.x);
+  const int tid = int(threadIdx.x);
   const int64_t plane = int64_t(blockIdx.x) / bands;
   const int64_t nb = plane / s.c_out, co = plane % s.c_out, ci = co / mult;
   const int oy0 = int(int64_t(blockIdx.x) % bands * band);
   const int oys = int(min64(band, s.h_out - oy0));
-  const int y_start = oy0 * int(s.stride_h) - int(s.pad_top), x_start = -int(s.pad_left);
-  for (int e = tid; e < kh * kw; e += threads)
+  const int h = int(s.h), wi = int(s.w), pl = int(s.pad_left);
+  const int y_start = oy0 * int(s.stride_h) - int(s.pad_top);
+  for (int e = tid; e < kh * kw; e += kThreads)
     taps[e] = float(w.load(Index<4>{co, 0, e / kw, e % kw}));
   const int rows = (oys - 1) * int(s.stride_h) + (kh - 1) * int(s.dil_h) + 1;
-  for (int e = tid; e < rows * tw; e += threads) {
-    const int y = y_start + e / tw, x = x_start + e % tw;
-    tile[e] = y >= 0 && y < int(s.h) && x >= 0 && x < int(s.w)
-                  ? float(in.load(Index<4>{nb, ci, y, x}))
-                  : 0.0f;
+  // Zeros: the padding columns of every row, then the rows above and below the input.
+  const int pr = max(0, tw - pl - wi), side = min(pl, tw) + pr;
+  for (int e = tid; e < rows * side; e += kThreads) {
+    const int c = e % side;
+    tile[e / side * tw + (c < pl ? c : pl + wi + (c - pl))] = 0.0f;
+  }
+  const int top = min(rows, max(0, -y_start)), bottom = min(rows, max(0, y_start + rows - h));
+  for (int e = tid; e < (top + bottom) * tw; e += kThreads) {
+    const int r = e / tw;
+    tile[(r < top ? r : rows - bottom + (r - top)) * tw + e % tw] = 0.0f;
+  }
+  // The input: VI columns a thread, one vector where aligned.
+  const int chunks = (wi + VI - 1) / VI;
+  for (int e = tid; e < (rows - top - bottom) * chunks; e += kThreads) {
+    const int r = top + e / chunks, x = e % chunks * VI;
+    if (x + pl >= tw) continue;
+    const Index<4> i{nb, ci, y_start + r, x};
+    float v[VI];
+    cuda::load_floats<VI>(in, i, x + VI <= wi && cuda::vector_at<VI>(in, i), wi, v);
+    float* dst = tile + r * tw + x + pl;
+#pragma unroll
+    for (int u = 0; u < VI; ++u)
+      if (x + u < wi && x + u + pl < tw) dst[u] = v[u];
   }
   __syncthreads();
   const int wo = int(s.w_out);
-  for (int e = tid; e < oys * wo; e += threads) {
-    const int oy = e / wo, ox = e % wo;
-    const float* src = tile + oy * int(s.stride_h) * tw + ox * int(s.stride_w);
+  const int sh = int(s.stride_h), sw = int(s.stride_w), dh = int(s.dil_h), dw = int(s.dil_w);
+  auto output = [&](int oy, int ox) {
+    const float* src = tile + oy * sh * tw + ox * sw;
     float acc = 0.0f;
     for (int r = 0; r < kh; ++r)
       for (int q = 0; q < kw; ++q)
-        acc = fmaf(taps[r * kw + q], src[r * int(s.dil_h) * tw + q * int(s.dil_w)], acc);
-    out.store(Index<4>{nb, co, oy0 + oy, ox}, acc);
+        acc = fmaf(taps[r * kw + q], src[r * dh * tw + q * dw], acc);
+    return acc;
+  };
+  if (wo % VO != 0) { // rows of partial vectors (small planes): an output a thread, stored alone
+    for (int e = tid; e < oys * wo; e += kThreads)
+      out.store(Index<4>{nb, co, oy0 + e / wo, e % wo}, output(e / wo, e % wo));
+    return;
+  }
+  // Outputs by chunks of kThreads * VO over the band's rows (whole vectors).
+  const int outputs = oys * wo;
+  for (int c0 = 0; c0 < outputs; c0 += kThreads * VO) {
+#pragma unroll
+    for (int u = 0; u < VO; ++u) {
+      const int e = c0 + u * kThreads + tid, oy = e / wo, ox = e % wo;
+      if (e < outputs) park[u * kThreads + tid] = output(oy, ox);
+    }
+    __syncthreads();
+    const int e = c0 + tid * VO, oy = e / wo, ox = e % wo;
+    if (e < outputs) {
+      float v[VO];
+#pragma unroll
+      for (int u = 0; u < VO; u += 4) {
+        const float4 q = *reinterpret_cast<const float4*>(park + tid * VO + u);
+        v[u] = q.x, v[u + 1] = q.y, v[u + 2] = q.z, v[u + 3] = q.w;
+      }
+      const Index<4> i{nb, co, oy0 + oy, ox};
+      cuda::store_floats<VO>(out, i, cuda::vector_at<VO>(out, i), wo, v);
+    }
+    __syncthreads();
   }
 }
 

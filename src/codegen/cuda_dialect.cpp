@@ -99,7 +99,8 @@ std::string CudaDialect::entry(const std::string& name, const std::string& body,
   const unsigned threads = l.block[0] * l.block[1] * l.block[2];
   return "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ", " +
          std::to_string(l.min_blocks) + ") " + name +
-         "(void* const* buf, const int64_t* site, void* ws) {\n" + body + "}\n\n";
+         "(void* const* buf, const int64_t* site, void* ws) {\n  cuda::await_previous_kernel();\n" +
+         body + "}\n\n";
 }
 
 std::string CudaDialect::skip_after_failure(const std::string& status) const {

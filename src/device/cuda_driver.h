@@ -105,7 +105,7 @@ namespace vtc::device {
   VTC_CUDA_EVENT_ELAPSED_TIME(X)
 
 // Functions a driver may lack; their pointers are then null.
-#define VTC_CUDA_OPTIONAL_DRIVER_FUNCTIONS(X) X(cuModuleLoadDataEx, 2010)
+#define VTC_CUDA_OPTIONAL_DRIVER_FUNCTIONS(X) X(cuModuleLoadDataEx, 2010) X(cuLaunchKernelEx, 11060)
 #endif
 
 // The loaded driver: one typed pointer per function, named as <cuda.h> names it, so that

@@ -114,9 +114,25 @@ void copy_on_device(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream str
 }
 
 void launch_kernel(CUfunction fn, const unsigned (&grid)[3], const unsigned (&block)[3],
-                   unsigned shared_bytes, CUstream stream, void** params, const std::string& what) {
-  check(cuda_driver().cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                                     shared_bytes, stream, params, nullptr),
+                   unsigned shared_bytes, CUstream stream, void** params, const std::string& what,
+                   bool overlap) {
+  const CudaDriver& driver = cuda_driver();
+  if (overlap && driver.cuLaunchKernelEx) {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config{};
+    config.gridDimX = grid[0], config.gridDimY = grid[1], config.gridDimZ = grid[2];
+    config.blockDimX = block[0], config.blockDimY = block[1], config.blockDimZ = block[2];
+    config.sharedMemBytes = shared_bytes;
+    config.hStream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    check(driver.cuLaunchKernelEx(&config, fn, params, nullptr), what);
+    return;
+  }
+  check(driver.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                              shared_bytes, stream, params, nullptr),
         what);
 }
 
@@ -396,7 +412,7 @@ void copy_on_device(CUdeviceptr, CUdeviceptr, size_t, CUstream, const std::strin
   no_cuda_toolkit();
 }
 void launch_kernel(CUfunction, const unsigned (&)[3], const unsigned (&)[3], unsigned, CUstream,
-                   void**, const std::string&) {
+                   void**, const std::string&, bool) {
   no_cuda_toolkit();
 }
 DeviceBuffer::DeviceBuffer(size_t) {

@@ -31,9 +31,13 @@ void copy_on_device(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream str
                     const std::string& what);
 
 // Queues kernel `fn` on `stream`: grid and block sizes, dynamic shared memory, its parameters
-// (cuLaunchKernel's kernelParams). `what` names it in errors.
+// (cuLaunchKernel's kernelParams). `what` names it in errors. With `overlap` (where the driver
+// has cuLaunchKernelEx) the kernel is a programmatic dependent launch: its blocks may start
+// before the kernel queued before it has finished, so it must execute griddepcontrol.wait
+// before it touches memory that kernel reads or writes (vtc's generated entry points do, first).
 void launch_kernel(CUfunction fn, const unsigned (&grid)[3], const unsigned (&block)[3],
-                   unsigned shared_bytes, CUstream stream, void** params, const std::string& what);
+                   unsigned shared_bytes, CUstream stream, void** params, const std::string& what,
+                   bool overlap = false);
 
 // cuMemAlloc'd memory of size() bytes. A 0-byte buffer holds no allocation: ptr() is 0, and
 // copies of 0 bytes do nothing. The copies check their range against size().

@@ -20,6 +20,7 @@
 #include "passes/canonicalize.h"
 #include "ref/interpreter.h"
 #include "runtime/lowering.h"
+#include "runtime/plan_timing.h"
 #include "runtime/program_runner.h"
 #include "target/target.h"
 
@@ -74,8 +75,11 @@ struct Session::Impl {
   std::vector<TensorSpec> inputs, outputs;
   std::vector<double> no_step_times;
   int64_t constant_bytes = 0;
+  std::optional<ProfiledPlan> profiled;
 
   void check_donated() const;
+  bool profiles() const;
+  void keep_faster_plan(jit::Progress& progress);
   void init_reference();
   void init_program(Program p, std::optional<TranslationUnit> unit,
                     jit::Progress* progress = nullptr);
@@ -148,6 +152,51 @@ void Session::Impl::init_program(Program p, std::optional<TranslationUnit> given
                program->strategy, program->steps.size(), copies, fallbacks,
                executor->plan().peak_bytes);
   }
+}
+
+// Whether the greedy program is timed against the all-physical one: on a device target, with
+// graphs replayed (not step timing), when greedy made any tensor virtual.
+bool Session::Impl::profiles() const {
+  return options.profile && options.strategy == StrategyKind::greedy && !options.time_steps &&
+         target_for(options.target).device_memory() && !program->storage.virtual_values.empty();
+}
+
+// Times the greedy program, lowers and compiles the all-physical one and times it, and keeps
+// the physical one when it is faster by more than the timings' noise (2 %).
+void Session::Impl::keep_faster_plan(jit::Progress& progress) {
+  progress.stage("timing the greedy plan on the device");
+  ProfiledPlan plan;
+  plan.greedy_ms = median_device_ms(*executor, *program);
+  Options physical_options = options;
+  physical_options.strategy = StrategyKind::none;
+  progress.stage("choosing the none strategy");
+  Program physical = lower_for_target(*graph, physical_options);
+  auto greedy_program = std::move(program);
+  auto greedy_unit = std::move(unit);
+  auto greedy_executor = std::move(executor);
+  auto greedy_inputs = std::move(inputs), greedy_outputs = std::move(outputs);
+  const int64_t greedy_constants = constant_bytes;
+  inputs.clear();
+  outputs.clear();
+  constant_bytes = 0;
+  progress.stage("loading compiled code");
+  init_program(std::move(physical), std::nullopt, &progress);
+  progress.stage("timing the all-physical plan on the device");
+  plan.physical_ms = median_device_ms(*executor, *program);
+  plan.kept_physical = plan.physical_ms < 0.98 * plan.greedy_ms;
+  if (!plan.kept_physical) {
+    program = std::move(greedy_program);
+    unit = std::move(greedy_unit);
+    executor = std::move(greedy_executor);
+    inputs = std::move(greedy_inputs);
+    outputs = std::move(greedy_outputs);
+    constant_bytes = greedy_constants;
+  }
+  if (options.verbose)
+    fmt::print(stderr,
+               "vtc: greedy plan {:.4f} ms, all-physical {:.4f} ms on the device: kept {}\n",
+               plan.greedy_ms, plan.physical_ms, plan.kept_physical ? "all-physical" : "greedy");
+  profiled = plan;
 }
 
 void Session::Impl::run_reference(const ViewMap& in, const ViewMap& out) {
@@ -237,6 +286,7 @@ Session::Session(const std::string& model_path, Options options) : impl_(std::ma
   Program program = lower_for_target(*impl_->graph, impl_->options);
   progress.stage("loading compiled code");
   impl_->init_program(std::move(program), std::nullopt, &progress);
+  if (impl_->profiles()) impl_->keep_faster_plan(progress);
 }
 
 Session::Session(std::unique_ptr<Graph> graph, Program program, Options options)
@@ -314,6 +364,10 @@ HostTensorMap Session::run(const HostTensorMap& inputs) {
     }
   }
   return run(views);
+}
+
+std::optional<ProfiledPlan> Session::profiled_plan() const {
+  return impl_->profiled;
 }
 
 int64_t Session::peak_bytes() const {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <utility>
@@ -168,11 +169,30 @@ public:
       void* params[] = {&table, &l.site, &ws};
       device::launch_kernel(l.function, l.launch.grid, l.launch.block, l.launch.smem_bytes,
                             static_cast<CUstream>(args.stream), params,
-                            "launching step " + std::to_string(step));
+                            "launching step " + std::to_string(step), overlaps(l.launch));
     }
   }
 
 private:
+  // Generated kernels may overlap the one before them (programmatic dependent launch: each
+  // waits for it first, cuda::await_previous_kernel). Off unless VTC_CUDA_OVERLAP says: "1"
+  // every kernel, "small" kernels of fewer blocks than the device has multiprocessors. Measured
+  // on the H200 (kernels/cuda/NOTES.md): ShuffleNet V2 b1 5 % faster with every kernel
+  // overlapped, EfficientViT b16 9 % and the Llama-3 layer 6 % slower (blocks of a one-wave
+  // kernel placed early onto the few multiprocessors with room).
+  enum class Overlap { none, small, all };
+  const Overlap overlap_ = overlap_mode();
+  static Overlap overlap_mode() {
+    const char* v = std::getenv("VTC_CUDA_OVERLAP");
+    const std::string s = v ? v : "";
+    return s == "1" ? Overlap::all : s == "small" ? Overlap::small : Overlap::none;
+  }
+  bool overlaps(const kernels::Launch& l) const {
+    if (overlap_ == Overlap::small)
+      return uint64_t(l.grid[0]) * l.grid[1] * l.grid[2] < uint64_t(device::cuda_device().sm_count);
+    return overlap_ == Overlap::all;
+  }
+
   std::vector<device::CudaModule> modules_; // one per compiled part
   std::vector<std::vector<LoadedLaunch>> steps_;
   std::vector<device::DeviceBuffer> sites_; // per step: its site table in device memory

@@ -926,6 +926,15 @@ std::vector<CaseFamily> representative_cases() {
       window.push_back(pool_case(t, in, true, 2, 8, 33, 35, 3, 2, 1));
       window.push_back(pool_case(t, in, false, 2, 8, 33, 35, 3, 2, 1));
       window.push_back(depthwise_case(t, in, 2, 8, 33, 35, 3, 1, 1));
+      // Stride 2 over an odd width, 5 x 5 with padding 2, planes 16 wide (whole vectors).
+      window.push_back(depthwise_case(t, in, 2, 8, 33, 35, 3, 2, 1));
+      window.back().name += "_s2";
+      window.push_back(depthwise_case(t, in, 1, 4, 21, 19, 5, 1, 2));
+      window.back().name += "_5x5";
+      window.push_back(depthwise_case(t, in, 2, 4, 16, 16, 3, 1, 1));
+      window.back().name += "_w16";
+      window.push_back(depthwise_case(t, in, 2, 4, 32, 32, 3, 2, 1));
+      window.back().name += "_w16_s2";
       window.push_back(upsample_case(t, in, Layout::dense, 2, 3, 17, 19, 2));
       conv.push_back(conv_case(t, in, 2, 16, 19, 21, 24, 3, 1, 1));
       // Windows of few taps: a stem (3 x 3 x 3, stride 2), 5 x 5 of one channel with padding,

@@ -179,6 +179,41 @@ TEST_F(RuntimeTest, CudaTargetRunsOrSaysWhyNot) {
   EXPECT_TRUE(s->run(in).at("y").bitwise_equal(r.run(in).at("y")));
 }
 
+// On cuda the greedy plan (a Transpose read through a mapping) is timed against all-physical,
+// and whichever is kept computes the reference's bits; with Options::profile off, or on the
+// cpu, no plan is timed.
+TEST_F(RuntimeTest, CudaGreedyPlanIsProfiledAgainstAllPhysical) {
+  testing::ModelBuilder b;
+  b.input("x", DType::f32, {64, 48});
+  testing::ModelBuilder::set_ints(b.node("Transpose", {"x"}, {"xt"}, "flip"), "perm", {1, 0});
+  b.node("Relu", {"xt"}, {"y"}, "relu");
+  b.output("y");
+  const std::string path = (dir_ / "transpose_relu.onnx").string();
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  EXPECT_FALSE(Session(path, options()).profiled_plan());
+  Options cuda = options();
+  cuda.target = TargetKind::cuda;
+  std::unique_ptr<Session> s;
+  try {
+    s = std::make_unique<Session>(path, cuda);
+  } catch (const Error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  ASSERT_TRUE(s->profiled_plan());
+  EXPECT_GT(s->profiled_plan()->greedy_ms, 0.0);
+  EXPECT_GT(s->profiled_plan()->physical_ms, 0.0);
+  EXPECT_EQ(s->program().strategy, s->profiled_plan()->kept_physical ? "none" : "greedy");
+  Options ref = options();
+  ref.target = TargetKind::ref;
+  Session r(path, ref);
+  HostTensorMap in = random_inputs(r, 5);
+  EXPECT_TRUE(s->run(in).at("y").bitwise_equal(r.run(in).at("y")));
+  cuda.profile = false;
+  Session plain(path, cuda);
+  EXPECT_FALSE(plain.profiled_plan());
+  EXPECT_EQ(plain.program().strategy, "greedy");
+}
+
 // LayerNormalization's epsilon reaches the kernel exactly: a constant row (variance 0) with
 // epsilon 1e-12 normalises to beta, not to NaN (an epsilon printed with six decimals is 0).
 TEST_F(RuntimeTest, LayerNormEpsilonIsExact) {

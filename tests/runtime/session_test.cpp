@@ -158,25 +158,36 @@ TEST_F(RuntimeTest, ReferenceTargetRunsTheSameApi) {
   EXPECT_TRUE(c.run(in).at("y").bitwise_equal(y));
 }
 
+// `path` on target cuda, or null and `why` (the Session's error) where no GPU runs it.
+std::unique_ptr<Session> cuda_session(const std::string& path, Options o, std::string& why) {
+  o.target = TargetKind::cuda;
+  try {
+    return std::make_unique<Session>(path, o);
+  } catch (const Error& e) {
+    why = e.what();
+    return nullptr;
+  }
+}
+
+// Whether `s` computes output "y" of `path` bit for bit as the reference interpreter does.
+bool y_is_the_reference(Session& s, const std::string& path, Options o, uint64_t seed) {
+  o.target = TargetKind::ref;
+  Session r(path, o);
+  HostTensorMap in = random_inputs(r, seed);
+  return s.run(in).at("y").bitwise_equal(r.run(in).at("y"));
+}
+
 // Target cuda runs where there is a GPU; everywhere else the Session says why in one line.
 TEST_F(RuntimeTest, CudaTargetRunsOrSaysWhyNot) {
   const std::string path = write_add_relu((dir_ / "add_relu_cuda.onnx").string());
-  Options cuda = options();
-  cuda.target = TargetKind::cuda;
-  std::unique_ptr<Session> s;
-  try {
-    s = std::make_unique<Session>(path, cuda);
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    EXPECT_EQ(message.rfind("target cuda: ", 0), 0u) << message;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    GTEST_SKIP() << message;
+  std::string why;
+  std::unique_ptr<Session> s = cuda_session(path, options(), why);
+  if (!s) {
+    EXPECT_EQ(why.rfind("target cuda: ", 0), 0u) << why;
+    EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+    GTEST_SKIP() << why;
   }
-  Options ref = options();
-  ref.target = TargetKind::ref;
-  Session r(path, ref);
-  HostTensorMap in = random_inputs(r, 12);
-  EXPECT_TRUE(s->run(in).at("y").bitwise_equal(r.run(in).at("y")));
+  EXPECT_TRUE(y_is_the_reference(*s, path, options(), 12));
 }
 
 // On cuda the greedy plan (a Transpose read through a mapping) is timed against all-physical,
@@ -191,27 +202,20 @@ TEST_F(RuntimeTest, CudaGreedyPlanIsProfiledAgainstAllPhysical) {
   const std::string path = (dir_ / "transpose_relu.onnx").string();
   std::ofstream(path, std::ios::binary) << b.bytes();
   EXPECT_FALSE(Session(path, options()).profiled_plan());
-  Options cuda = options();
-  cuda.target = TargetKind::cuda;
-  std::unique_ptr<Session> s;
-  try {
-    s = std::make_unique<Session>(path, cuda);
-  } catch (const Error& e) {
-    GTEST_SKIP() << e.what();
-  }
+  std::string why;
+  std::unique_ptr<Session> s = cuda_session(path, options(), why);
+  if (!s) GTEST_SKIP() << why;
   ASSERT_TRUE(s->profiled_plan());
   EXPECT_GT(s->profiled_plan()->greedy_ms, 0.0);
   EXPECT_GT(s->profiled_plan()->physical_ms, 0.0);
   EXPECT_EQ(s->program().strategy, s->profiled_plan()->kept_physical ? "none" : "greedy");
-  Options ref = options();
-  ref.target = TargetKind::ref;
-  Session r(path, ref);
-  HostTensorMap in = random_inputs(r, 5);
-  EXPECT_TRUE(s->run(in).at("y").bitwise_equal(r.run(in).at("y")));
-  cuda.profile = false;
-  Session plain(path, cuda);
-  EXPECT_FALSE(plain.profiled_plan());
-  EXPECT_EQ(plain.program().strategy, "greedy");
+  EXPECT_TRUE(y_is_the_reference(*s, path, options(), 5));
+  Options plain_options = options();
+  plain_options.profile = false;
+  std::unique_ptr<Session> plain = cuda_session(path, plain_options, why);
+  ASSERT_TRUE(plain) << why;
+  EXPECT_FALSE(plain->profiled_plan());
+  EXPECT_EQ(plain->program().strategy, "greedy");
 }
 
 // LayerNormalization's epsilon reaches the kernel exactly: a constant row (variance 0) with

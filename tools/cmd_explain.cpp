@@ -11,7 +11,6 @@
 #include "commands.h"
 #include "frontend/onnx_import.h"
 #include "jit/process.h"
-#include "passes/canonicalize.h"
 #include "runtime/lowering.h"
 #include "session_cli.h"
 #include "strategy/explain.h"
@@ -40,7 +39,7 @@ int explain(const ExplainArgs& args) {
   ImportOptions import;
   import.dims = args.options.dims;
   Graph g = import_onnx_file(args.model, import);
-  canonicalize(g);
+  prepare_graph(g, args.options);
   KernelPlan plan = plan_kernels(g, args.options);
   AnalyticCostModel model;
   Strategy s = choose_for_target(g, plan, args.options, model);

@@ -6,6 +6,10 @@
 // strategy can make virtual. The products' order of summation may change with the merged shape
 // (the reference interpreter and the other targets' tolerances cover it); every strategy sees
 // the same merged graph, so strategies still agree bit for bit.
+//
+// Not applied by prepare_graph yet: measured on the H200 the merged products moved the RMSNorm
+// (and the gated activation) into computed A operands of gemv_tc, which stages A a tile at a
+// time on the critical path, and the decoder layers got 4-17 % slower (kernels/cuda/NOTES.md).
 #pragma once
 
 #include "ir/graph.h"

@@ -9,7 +9,6 @@
 #include "lower/lower.h"
 #include "passes/canonicalize.h"
 #include "passes/fusion.h"
-#include "passes/merge_matmuls.h"
 #include "runtime/candidate_peak.h"
 #include "strategy/cost_model.h"
 #include "strategy/strategy.h"
@@ -69,9 +68,8 @@ Program lower_strategy(const Graph& g, const KernelGraph& kg, const Strategy& st
   return lower_program(g, kg, decision, lower);
 }
 
-void prepare_graph(Graph& g, const Options& options) {
+void prepare_graph(Graph& g, const Options&) {
   canonicalize(g);
-  if (options.target == TargetKind::cuda) merge_sibling_matmuls(g);
 }
 
 Program lower_for_target(const Graph& g, const Options& options) {

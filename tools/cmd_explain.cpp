@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "frontend/onnx_import.h"
 #include "jit/process.h"
+#include "passes/canonicalize.h"
 #include "runtime/lowering.h"
 #include "session_cli.h"
 #include "strategy/explain.h"
@@ -39,7 +40,7 @@ int explain(const ExplainArgs& args) {
   ImportOptions import;
   import.dims = args.options.dims;
   Graph g = import_onnx_file(args.model, import);
-  prepare_graph(g, args.options);
+  canonicalize(g);
   KernelPlan plan = plan_kernels(g, args.options);
   AnalyticCostModel model;
   Strategy s = choose_for_target(g, plan, args.options, model);

@@ -9,6 +9,7 @@
 #include "frontend/onnx_import.h"
 #include "ir/printer.h"
 #include "lower/lower.h"
+#include "passes/canonicalize.h"
 #include "passes/fusion.h"
 #include "runtime/lowering.h"
 #include "session_cli.h"
@@ -37,12 +38,12 @@ int opt(const OptArgs& args) {
   const Target& target = target_for(args.target);
   Graph g = import_onnx_file(args.model, args.import);
   if (args.stage == "import") return fmt::print("{}", print_graph(g)), 0;
-  Options options;
-  options.target = args.target;
-  prepare_graph(g, options);
+  canonicalize(g);
   if (args.stage == "canonicalize") return fmt::print("{}", print_graph(g)), 0;
   KernelGraph kg = fuse(g, target.fuse_options());
   if (args.stage == "fusion") return fmt::print("{}", print_kernel_graph(kg)), 0;
+  Options options;
+  options.target = args.target;
   options.strategy = args.strategy;
   options.library = args.library;
   options.donate = args.donate;

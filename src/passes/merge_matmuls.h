@@ -7,7 +7,7 @@
 // (the reference interpreter and the other targets' tolerances cover it); every strategy sees
 // the same merged graph, so strategies still agree bit for bit.
 //
-// Not applied by prepare_graph yet: measured on the H200 the merged products moved the RMSNorm
+// Not applied in the pipeline yet: measured on the H200 the merged products moved the RMSNorm
 // (and the gated activation) into computed A operands of gemv_tc, which stages A a tile at a
 // time on the critical path, and the decoder layers got 4-17 % slower (kernels/cuda/NOTES.md).
 #pragma once

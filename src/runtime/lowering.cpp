@@ -7,7 +7,6 @@
 #include <set>
 
 #include "lower/lower.h"
-#include "passes/canonicalize.h"
 #include "passes/fusion.h"
 #include "runtime/candidate_peak.h"
 #include "strategy/cost_model.h"
@@ -66,10 +65,6 @@ Program lower_strategy(const Graph& g, const KernelGraph& kg, const Strategy& st
   lower.generates_kernel = [&target](const Kernel& k) { return target.generates_kernel(k); };
   lower.generates_copy = [&target](const Node& n) { return target.generates_copy(n); };
   return lower_program(g, kg, decision, lower);
-}
-
-void prepare_graph(Graph& g, const Options&) {
-  canonicalize(g);
 }
 
 Program lower_for_target(const Graph& g, const Options& options) {

@@ -29,10 +29,4 @@ Program lower_strategy(const Graph& g, const KernelGraph& kg, const Strategy& st
 
 Program lower_for_target(const Graph& g, const Options& options);
 
-// The imported graph made ready for options.target: canonicalize(). Every path from a model
-// file to a program (Session, compiling ahead, explain, opt) calls it, so they lower the same
-// graph. (Merging sibling products, passes/merge_matmuls.h, is not applied yet: on cuda it
-// made the decoder layers slower, kernels/cuda/NOTES.md.)
-void prepare_graph(Graph& g, const Options& options);
-
 } // namespace vtc

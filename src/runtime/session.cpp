@@ -17,6 +17,7 @@
 #include "frontend/onnx_import.h"
 #include "jit/progress.h"
 #include "lower/program.h"
+#include "passes/canonicalize.h"
 #include "ref/interpreter.h"
 #include "runtime/lowering.h"
 #include "runtime/plan_timing.h"
@@ -274,7 +275,7 @@ Session::Session(const std::string& model_path, Options options) : impl_(std::ma
   ImportOptions import;
   import.dims = impl_->options.dims;
   impl_->graph = std::make_unique<Graph>(import_onnx_file(model_path, import));
-  prepare_graph(*impl_->graph, impl_->options);
+  canonicalize(*impl_->graph);
   impl_->check_donated();
   if (!target_for(impl_->options.target).compiles()) {
     impl_->init_reference();

@@ -199,6 +199,7 @@ bool gemm_supported(const Kernel& k) {
   case KernelImpl::openblas_sgemm:
     return library_gemm_form(k).has_value();
   case KernelImpl::cudnn_conv:
+  case KernelImpl::cublaslt_conv:
     return false;
   }
   return false;

@@ -1,10 +1,10 @@
-// The cuDNN form of a convolution kernel on the cuda target. A kernel has one when its anchor
-// is a 2-D (or 1-D) Conv of one group over f16 or bf16 operands read from memory (no fused
-// prologue computes the input or the weights), with padding cuDNN's symmetric padding gives
-// the same output for. cuDNN computes the raw product into a scratch buffer (the output's
-// shape, dense, in the output's dtype); a generated kernel then reads it, adds the bias and
-// applies the fused epilogue chain, and stores through the output's accessor, which may be
-// virtual. Only the input and the weights must be physical.
+// The library form of a convolution kernel on the cuda target. A kernel has one when its
+// anchor is a 2-D (or 1-D) Conv of one group over f16 or bf16 operands read from memory (no
+// fused prologue computes the input or the weights), with padding cuDNN's symmetric padding
+// gives the same output for. cuDNN (or cuBLASLt, for a pointwise one) computes the raw product into
+// a scratch buffer (the output's shape, dense, in the output's dtype); a generated kernel then
+// reads it, adds the bias and applies the fused epilogue chain, and stores through the output's
+// accessor, which may be virtual. Only the input and the weights must be physical.
 #pragma once
 
 #include <cstdint>
@@ -24,11 +24,13 @@ struct LibraryConvShape {
   int64_t output_elements() const { return shape.n * shape.c_out * shape.h_out * shape.w_out; }
 };
 
-// One cuDNN convolution of a step: its shape and the buffers of its input and weights (their
-// addresses are read from the executor's table when the call is made).
+// One library convolution of a step: its shape, the buffers of its input and weights (their
+// addresses are read from the executor's table when the call is made), and the library
+// (KernelImpl::cudnn_conv or cublaslt_conv).
 struct LibraryConvCall {
   LibraryConvShape conv;
   int x_buffer = -1, w_buffer = -1;
+  KernelImpl library = KernelImpl::cudnn_conv;
 };
 
 // The form of kernel k, or nullopt when cuDNN cannot compute it.

@@ -210,17 +210,18 @@ std::optional<kernels::Conv2dShape> conv2d_shape(const Node& n) {
 
 namespace {
 
-// A convolution through cuDNN: the library call (its raw product into the step's scratch),
-// then the generated epilogue storing it through `out` (over `cs`'s output, whose planes may
-// be flattened: the scratch is dense either way).
+// A convolution through cuDNN or cuBLASLt: the library call (its raw product into the step's
+// scratch), then the generated epilogue storing it through `out` (over `cs`'s output, whose planes
+// may be flattened: the scratch is dense either way).
 std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
                                            const kernels::Conv2dShape& cs) {
   const Kernel& k = c.kernel;
   std::optional<LibraryConvShape> form = library_conv_form(k);
-  VTC_CHECK(form) << k.name << ": cuDNN cannot compute it";
-  KernelCall library{"cudnnConvolutionForward", {}, {}};
+  VTC_CHECK(form) << k.name << ": no library computes it";
+  const bool cublaslt = k.impl == KernelImpl::cublaslt_conv;
+  KernelCall library{cublaslt ? "cublasLtMatmul" : "cudnnConvolutionForward", {}, {}};
   library.library_conv = LibraryConvCall{*form, c.g.physical_buffer(k.anchor->inputs[0]),
-                                         c.g.physical_buffer(k.anchor->inputs[1])};
+                                         c.g.physical_buffer(k.anchor->inputs[1]), k.impl};
   library.launch = kernels::Launch{};
   const kernels::Index<4> extent{cs.n, cs.c_out, cs.h_out, cs.w_out};
   const std::string type = cpp_storage_type(form->dtype);
@@ -271,7 +272,7 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
               g.constant_ref(n.inputs[1])}}};
   }
   Acc out = plane_view(g, c.output(post));
-  if (c.kernel.impl == KernelImpl::cudnn_conv) return library_conv_calls(c, out, cs);
+  if (library_conv_impl(c.kernel.impl)) return library_conv_calls(c, out, cs);
   Acc x = plane_view(g, g.value(n.inputs[0]));
   Acc weights = plane_view(g, g.value(n.inputs[1]));
   if (g.dialect().library() == KernelLibrary::cuda) return cuda_conv(c, n, cs, out, x, weights);

@@ -110,6 +110,29 @@ cudnnDataType_t data_type(DType t) {
   return t == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
 }
 
+std::string algorithm_name(cudnnConvolutionFwdAlgo_t a) {
+  switch (a) {
+  case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
+    return "IMPLICIT_GEMM";
+  case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
+    return "IMPLICIT_PRECOMP_GEMM";
+  case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
+    return "GEMM";
+  case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
+    return "DIRECT";
+  case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
+    return "FFT";
+  case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
+    return "FFT_TILING";
+  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+    return "WINOGRAD";
+  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+    return "WINOGRAD_NONFUSED";
+  default:
+    return "algorithm " + std::to_string(int(a));
+  }
+}
+
 } // namespace
 
 bool cudnn_available() {
@@ -202,26 +225,7 @@ size_t CudnnConv::workspace_bytes() const {
 }
 
 std::string CudnnConv::algorithm() const {
-  switch (plan_->algo) {
-  case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
-    return "IMPLICIT_GEMM";
-  case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
-    return "IMPLICIT_PRECOMP_GEMM";
-  case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
-    return "GEMM";
-  case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
-    return "DIRECT";
-  case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
-    return "FFT";
-  case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
-    return "FFT_TILING";
-  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
-    return "WINOGRAD";
-  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
-    return "WINOGRAD_NONFUSED";
-  default:
-    return "algorithm " + std::to_string(int(plan_->algo));
-  }
+  return "cuDNN " + algorithm_name(plan_->algo);
 }
 
 void CudnnConv::run(CUstream stream, CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "device/conv_plan.h"
 #include "device/cuda_driver.h"
 #include "kernels/common/window_shapes.h"
 #include "vtc/dtype.h"
@@ -25,22 +26,21 @@ bool cudnn_available();
 // Why it does not ("" when it does).
 std::string cudnn_unavailable_reason();
 
-class CudnnConv {
+class CudnnConv final : public ConvPlan {
 public:
   // A convolution over NCHW tensors of `dtype` (f16 or bf16; the product accumulates in f32),
   // weights [c_out, c_in, kh, kw], padded by pad_top / pad_left on both sides. Throws a
   // vtc::Error naming the shape when cuDNN is missing or has no algorithm for it.
   CudnnConv(const kernels::Conv2dShape& shape, DType dtype);
-  ~CudnnConv();
+  ~CudnnConv() override;
   CudnnConv(CudnnConv&&) noexcept;
   CudnnConv& operator=(CudnnConv&&) noexcept;
 
-  size_t workspace_bytes() const;
-  // cuDNN's name for the algorithm ("IMPLICIT_PRECOMP_GEMM", ...).
-  std::string algorithm() const;
-  // Queues y = conv(x, w) on `stream`; `workspace` holds workspace_bytes().
+  size_t workspace_bytes() const override;
+  // cuDNN's name for the algorithm ("cuDNN IMPLICIT_PRECOMP_GEMM", ...).
+  std::string algorithm() const override;
   void run(CUstream stream, CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,
-           CUdeviceptr workspace) const;
+           CUdeviceptr workspace) const override;
 
 private:
   struct Plan;

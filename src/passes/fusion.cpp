@@ -55,6 +55,8 @@ const char* kernel_impl_name(KernelImpl i) {
     return "openblas sgemm";
   case KernelImpl::cudnn_conv:
     return "cudnn";
+  case KernelImpl::cublaslt_conv:
+    return "cublaslt";
   }
   return "?";
 }

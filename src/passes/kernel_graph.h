@@ -27,12 +27,17 @@ const char* kernel_kind_name(KernelKind k);
 
 // Who does a kernel's arithmetic: a vtc kernel template over accessors (operands may be
 // virtual), or a library call on dense physical operands (OpenBLAS sgemm / sgemv for f32
-// matrix products on cpu; cuDNN for 16-bit convolutions on cuda, whose output a generated
-// epilogue stores). Chosen per kernel before any strategy runs, so that every strategy runs
-// the same arithmetic.
-enum class KernelImpl { vtc_template, openblas_sgemm, cudnn_conv };
+// matrix products on cpu; cuDNN for 16-bit convolutions on cuda, or cuBLASLt for pointwise
+// ones, whose output a generated epilogue stores). Chosen per kernel before any strategy runs,
+// so that every strategy runs the same arithmetic.
+enum class KernelImpl { vtc_template, openblas_sgemm, cudnn_conv, cublaslt_conv };
 
 const char* kernel_impl_name(KernelImpl i);
+
+// Whether a library computes the convolution's raw product (cuDNN or cuBLASLt).
+inline bool library_conv_impl(KernelImpl i) {
+  return i == KernelImpl::cudnn_conv || i == KernelImpl::cublaslt_conv;
+}
 
 struct Kernel {
   std::string name;

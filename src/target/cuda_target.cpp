@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <utility>
 
 #include "codegen/copy_kernel.h"
 #include "codegen/kernel_call.h"
+#include "device/cublaslt_conv.h"
 #include "device/cuda_device.h"
 #include "device/cuda_driver.h"
 #include "device/cuda_objects.h"
@@ -47,7 +49,7 @@ bool computes_in_float(const Kernel& k) {
   return false;
 }
 
-// One kernel of a step: its function, launch, workspace and the step's site table; or a cuDNN
+// One kernel of a step: its function, launch, workspace and the step's site table; or a library
 // convolution (`conv`, the index of its plan) reading buffers `x` and `w` of the host table into
 // the unit's scratch, which the step's next kernel gets as its workspace.
 struct LoadedLaunch {
@@ -60,19 +62,26 @@ struct LoadedLaunch {
   bool reads_scratch = false;
 };
 
-// A library convolution's plan, made once per distinct shape of a unit.
+// A library convolution's plan, made once per distinct shape and library of a unit.
 struct ConvPlans {
-  std::vector<device::CudnnConv> plans;
+  std::vector<std::unique_ptr<device::ConvPlan>> plans;
   std::map<std::string, int> by_shape;
 
-  int plan(const LibraryConvShape& s) {
+  int plan(const LibraryConvCall& call) {
+    const LibraryConvShape& s = call.conv;
     const kernels::Conv2dShape& c = s.shape;
-    std::string key = std::to_string(int(s.dtype));
+    const bool cublaslt = call.library == KernelImpl::cublaslt_conv;
+    std::string key = std::to_string(int(s.dtype)) + (cublaslt ? ",cublaslt" : ",cudnn");
     for (int64_t v : {c.n, c.c_in, c.h, c.w, c.c_out, c.h_out, c.w_out, c.kh, c.kw, c.groups,
                       c.stride_h, c.stride_w, c.dil_h, c.dil_w, c.pad_top, c.pad_left})
       key += "," + std::to_string(v);
     auto [it, fresh] = by_shape.emplace(key, int(plans.size()));
-    if (fresh) plans.emplace_back(c, s.dtype);
+    if (fresh) {
+      if (cublaslt)
+        plans.push_back(std::make_unique<device::CublasLtConv>(c, s.dtype));
+      else
+        plans.push_back(std::make_unique<device::CudnnConv>(c, s.dtype));
+    }
     return it->second;
   }
 };
@@ -109,10 +118,10 @@ public:
       for (const DeviceLaunch& l : unit.launches[s]) {
         LoadedLaunch loaded;
         if (l.library_conv) {
-          loaded.conv = conv_plans_.plan(l.library_conv->conv);
+          loaded.conv = conv_plans_.plan(*l.library_conv);
           loaded.x = l.library_conv->x_buffer;
           loaded.w = l.library_conv->w_buffer;
-          const device::CudnnConv& plan = conv_plans_.plans[size_t(loaded.conv)];
+          const device::ConvPlan& plan = *conv_plans_.plans[size_t(loaded.conv)];
           scratch_bytes = std::max(scratch_bytes, size_t(l.library_conv->conv.output_elements()) *
                                                       dtype_size(l.library_conv->conv.dtype));
           conv_workspace_bytes = std::max(conv_workspace_bytes, plan.workspace_bytes());
@@ -159,9 +168,9 @@ public:
       if (l.conv >= 0) {
         VTC_CHECK(args.host_buffers)
             << "step " << step << ": a library call without the host table";
-        conv_plans_.plans[size_t(l.conv)].run(static_cast<CUstream>(args.stream),
-                                              args.host_buffers[l.x], args.host_buffers[l.w],
-                                              scratch_.ptr(), conv_workspace_.ptr());
+        conv_plans_.plans[size_t(l.conv)]->run(static_cast<CUstream>(args.stream),
+                                               args.host_buffers[l.x], args.host_buffers[l.w],
+                                               scratch_.ptr(), conv_workspace_.ptr());
         continue;
       }
       void* table = const_cast<void**>(args.buffers);
@@ -198,7 +207,7 @@ private:
   std::vector<device::DeviceBuffer> sites_; // per step: its site table in device memory
   ConvPlans conv_plans_;
   // Shared by every library convolution (steps run one after another on the stream): the raw
-  // product its epilogue reads, and cuDNN's workspace.
+  // product its epilogue reads, and the library's workspace.
   device::DeviceBuffer scratch_, conv_workspace_;
 };
 
@@ -230,19 +239,45 @@ bool reads_bound_buffer(const Kernel& k) {
 void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const {
   VTC_CHECK(mode != LibraryMode::always || device::cudnn_available())
       << "library mode 'always' on cuda: " << device::cudnn_unavailable_reason();
-  const bool cudnn = mode != LibraryMode::never && device::cudnn_available();
+  ConvLibraries libraries;
+  libraries.cudnn = mode != LibraryMode::never && device::cudnn_available();
+  libraries.cublaslt =
+      mode != LibraryMode::never && device::cublaslt_available() && pointwise_on_cublaslt();
   for (Kernel& k : kg.kernels) {
     k.impl = KernelImpl::vtc_template;
-    if (!cudnn || !generates_kernel(k)) continue;
+    if (!libraries.cudnn || !generates_kernel(k)) continue;
     std::optional<LibraryConvShape> form = library_conv_form(k);
-    if (form && !reads_bound_buffer(k) && (mode == LibraryMode::always || prefer_cudnn_conv(*form)))
-      k.impl = KernelImpl::cudnn_conv;
+    if (!form || reads_bound_buffer(k)) continue;
+    if (mode == LibraryMode::always)
+      k.impl = libraries.cublaslt && device::cublaslt_conv_fits(form->shape)
+                   ? KernelImpl::cublaslt_conv
+                   : KernelImpl::cudnn_conv;
+    else
+      k.impl = preferred_conv_impl(*form, libraries, kg.producer_movement(k.anchor->inputs[0]));
   }
 }
 
 std::vector<const Value*> CudaTarget::physical_operands(const Kernel& k) const {
-  if (k.impl != KernelImpl::cudnn_conv) return {};
+  if (!library_conv_impl(k.impl)) return {};
   return {k.anchor->inputs[0], k.anchor->inputs[1]};
+}
+
+bool pointwise_on_cublaslt() {
+  const char* v = std::getenv("VTC_CUDA_POINTWISE");
+  return !(v && std::string(v) == "vtc");
+}
+
+KernelImpl preferred_conv_impl(const LibraryConvShape& s, ConvLibraries libraries,
+                               bool input_moved) {
+  // Measured on the H200 (kernels/cuda/NOTES.md, "Pointwise convolutions on cuBLASLt"): at
+  // batch 16, cuBLASLt's product and the epilogue pass took 0.144 ms against gemm_tc's 0.190
+  // for EfficientViT's largest pointwise convolution (EfficientViT b16 3.535 -> 3.360 ms); but
+  // where the input is a Concat, Split or shuffle greedy leaves virtual, the copy the library
+  // needs cost more than it saved (C3k2 b16 0.739 -> 0.773 ms, YOLO11n b16 1.88 -> 1.93).
+  if (libraries.cublaslt && !input_moved && device::cublaslt_conv_fits(s.shape))
+    return KernelImpl::cublaslt_conv;
+  if (libraries.cudnn && prefer_cudnn_conv(s)) return KernelImpl::cudnn_conv;
+  return KernelImpl::vtc_template;
 }
 
 bool prefer_cudnn_conv(const LibraryConvShape& s) {

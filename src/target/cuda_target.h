@@ -3,8 +3,9 @@
 // every kernel call of a step is a kernel launched with its grid, block and shared memory on
 // the executor's stream. Kernels from kernels/cuda: tensor-core GEMMs for 16-bit floats, the
 // f32 GEMM, split-K gemv for decode-sized products, row kernels, pooling, convolutions as
-// implicit GEMMs, the generic copy; cuDNN for 16-bit convolutions where it loads and is
-// preferred (prefer_cudnn_conv; Options::library), an epilogue kernel storing its product. No
+// implicit GEMMs, the generic copy; cuDNN for 16-bit convolutions and cuBLASLt for pointwise
+// ones where they load and are preferred (preferred_conv_impl; Options::library), an epilogue
+// kernel storing the product. No
 // fused max pooling; kernels of other dtypes (f64, integer arithmetic) run on the reference
 // interpreter. Buffers live in device memory (DeviceExecutor); 32-byte memory transactions.
 #pragma once
@@ -23,7 +24,7 @@ public:
   bool compiles() const override { return true; }
   FuseOptions fuse_options() const override;
   void choose_implementations(KernelGraph& kg, LibraryMode mode) const override;
-  // A cuDNN convolution's input and weights.
+  // A library convolution's input and weights.
   std::vector<const Value*> physical_operands(const Kernel& k) const override;
   bool generates_kernel(const Kernel& k) const override;
   bool generates_copy(const Node& n) const override;
@@ -49,6 +50,21 @@ private:
 // kCudnnPointwiseMaxPixels output pixels (images times plane).
 inline constexpr int64_t kCudnnPointwiseMaxPixels = 32768;
 bool prefer_cudnn_conv(const LibraryConvShape& s);
+
+// The libraries that load (and are allowed) for convolutions.
+struct ConvLibraries {
+  bool cudnn = false, cublaslt = false;
+};
+// Who computes a convolution a library can (library mode 'auto'): cuBLASLt for a pointwise
+// convolution it runs (device::cublaslt_conv_fits) whose input is computed by a kernel, not by
+// a data-movement op (`input_moved`: greedy could leave such an input virtual, and the library
+// needs it copied), else cuDNN where prefer_cudnn_conv, else vtc's kernels.
+KernelImpl preferred_conv_impl(const LibraryConvShape& s, ConvLibraries libraries,
+                               bool input_moved = false);
+// Whether pointwise convolutions may go to cuBLASLt: yes unless $VTC_CUDA_POINTWISE is "vtc"
+// (then they are chosen as before cuBLASLt: cuDNN on small planes, gemm_tc on large ones), so
+// that one binary times both.
+bool pointwise_on_cublaslt();
 
 jit::NvrtcOptions cuda_nvrtc_options(const jit::CompileOptions& options, const std::string& arch,
                                      int driver_version);

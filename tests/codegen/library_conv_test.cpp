@@ -1,9 +1,11 @@
-// The cuDNN form of convolution kernels on the cuda target: which convolutions have one (16-bit
-// operands read from memory, one group, padding cuDNN's symmetric padding reproduces), and
-// the cuda target's choice per library mode with the operands it then keeps physical.
+// The library form of convolution kernels on the cuda target: which convolutions have one (16-bit
+// operands read from memory, one group, padding cuDNN's symmetric padding reproduces), which
+// library takes each (cuDNN, cuBLASLt for pointwise ones) per library mode, and the operands the
+// target then keeps physical.
 #include <gtest/gtest.h>
 
 #include "codegen/library_conv.h"
+#include "device/cublaslt_conv.h"
 #include "device/cudnn_conv.h"
 #include "frontend/onnx_import.h"
 #include "kernels/cuda/conv_direct.h"
@@ -56,6 +58,11 @@ Model model() {
   add_computed_input(b, "x_f32", DType::f32, {1, 8, 8, 8});
   add_computed_input(b, "x_large", DType::f16, {1, 8, 200, 200}); // 40000 pixels
   add_conv(b, "large_pointwise", DType::f16, 1, {0, 0, 0, 0}, 1, 1, "x_large");
+  // A pointwise convolution of a convolution's output (a kernel's, not a data-movement op's).
+  b.initializer("feeder_w", Tensor(DType::f16, {8, 8, 3, 3}));
+  ModelBuilder::set_ints(b.node("Conv", {"x_f16", "feeder_w"}, {"fed"}, "feeder"), "pads",
+                         {1, 1, 1, 1});
+  add_conv(b, "after_conv", DType::f16, 1, {0, 0, 0, 0}, 1, 1, "fed");
   add_conv(b, "same3x3", DType::f16, 3, {1, 1, 1, 1}, 1);
   add_conv(b, "pointwise", DType::f16, 1, {0, 0, 0, 0}, 1);
   add_conv(b, "unused_bottom_pad", DType::f16, 3, {1, 1, 0, 0}, 2); // 4x4 either way
@@ -115,6 +122,35 @@ TEST(LibraryConvChoice, WindowsOfFewTapsStayOnTheDirectKernel) {
   EXPECT_TRUE(prefer_cudnn_conv(*same));
 }
 
+// Without cuBLASLt, pointwise convolutions go to cuDNN on small planes and stay on gemm_tc on
+// large ones; with it, to cuBLASLt where its 16-byte rows allow.
+TEST(LibraryConvChoice, PointwiseConvolutionsByLibrary) {
+  Model m = model();
+  std::optional<LibraryConvShape> small = library_conv_form(kernel_of(m.kg, "pointwise"));
+  std::optional<LibraryConvShape> large = library_conv_form(kernel_of(m.kg, "large_pointwise"));
+  ASSERT_TRUE(small && large);
+  EXPECT_TRUE(device::cublaslt_conv_fits(small->shape));
+  EXPECT_TRUE(device::cublaslt_conv_fits(large->shape));
+  const ConvLibraries cudnn_only{true, false}, both{true, true};
+  EXPECT_EQ(preferred_conv_impl(*small, cudnn_only), KernelImpl::cudnn_conv);
+  EXPECT_EQ(preferred_conv_impl(*large, cudnn_only), KernelImpl::vtc_template);
+  EXPECT_EQ(preferred_conv_impl(*small, both), KernelImpl::cublaslt_conv);
+  EXPECT_EQ(preferred_conv_impl(*large, both), KernelImpl::cublaslt_conv);
+  // An input a data-movement op computes keeps the choice made without cuBLASLt.
+  EXPECT_EQ(preferred_conv_impl(*small, both, true), KernelImpl::cudnn_conv);
+  EXPECT_EQ(preferred_conv_impl(*large, both, true), KernelImpl::vtc_template);
+  std::optional<LibraryConvShape> same = library_conv_form(kernel_of(m.kg, "same3x3"));
+  ASSERT_TRUE(same);
+  EXPECT_FALSE(device::cublaslt_conv_fits(same->shape));
+  EXPECT_EQ(preferred_conv_impl(*same, both), KernelImpl::cudnn_conv);
+  kernels::Conv2dShape odd = small->shape; // rows of 7 x 7 pixels are not 16-byte groups
+  odd.h = odd.w = odd.h_out = odd.w_out = 7;
+  EXPECT_FALSE(device::cublaslt_conv_fits(odd));
+  kernels::Conv2dShape strided = large->shape;
+  strided.stride_h = strided.stride_w = 2;
+  EXPECT_FALSE(device::cublaslt_conv_fits(strided));
+}
+
 TEST(LibraryConvChoice, ModesAndPhysicalOperands) {
   Model m = model();
   const CudaTarget target;
@@ -127,7 +163,12 @@ TEST(LibraryConvChoice, ModesAndPhysicalOperands) {
     GTEST_SKIP() << device::cudnn_unavailable_reason();
   }
   target.choose_implementations(m.kg, LibraryMode::automatic);
+  // Pointwise convolutions of a kernel's output go to cuBLASLt where it loads; those of a
+  // data-movement op's (the Transposes) are chosen as without it.
+  const KernelImpl pointwise =
+      device::cublaslt_available() ? KernelImpl::cublaslt_conv : KernelImpl::cudnn_conv;
   EXPECT_EQ(kernel_of(m.kg, "same3x3").impl, KernelImpl::cudnn_conv);
+  EXPECT_EQ(kernel_of(m.kg, "after_conv").impl, pointwise);
   EXPECT_EQ(kernel_of(m.kg, "pointwise").impl, KernelImpl::cudnn_conv); // 64 pixels
   EXPECT_EQ(kernel_of(m.kg, "large_pointwise").impl, KernelImpl::vtc_template);
   EXPECT_EQ(kernel_of(m.kg, "grouped").impl, KernelImpl::vtc_template);
@@ -138,8 +179,9 @@ TEST(LibraryConvChoice, ModesAndPhysicalOperands) {
   const Kernel& same = kernel_of(m.kg, "same3x3");
   EXPECT_EQ(target.physical_operands(same),
             (std::vector<const Value*>{same.anchor->inputs[0], same.anchor->inputs[1]}));
+  EXPECT_EQ(target.physical_operands(kernel_of(m.kg, "pointwise")).size(), 2u);
   target.choose_implementations(m.kg, LibraryMode::always);
-  EXPECT_EQ(kernel_of(m.kg, "large_pointwise").impl, KernelImpl::cudnn_conv);
+  EXPECT_EQ(kernel_of(m.kg, "large_pointwise").impl, pointwise);
   EXPECT_EQ(kernel_of(m.kg, "stem").impl, KernelImpl::cudnn_conv);
   EXPECT_EQ(kernel_of(m.kg, "of_input").impl, KernelImpl::vtc_template); // in every mode
   EXPECT_EQ(kernel_of(m.kg, "bound_weights").impl, KernelImpl::vtc_template);

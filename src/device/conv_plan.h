@@ -1,0 +1,26 @@
+// A library convolution's plan as the cuda target runs it: made once per distinct shape when a
+// unit is loaded, then queued on the executor's stream each run, writing the raw product (the
+// output's shape, dense NCHW, in the output's dtype) that the step's generated epilogue reads.
+// cuDNN (cudnn_conv.h) and cuBLASLt for pointwise convolutions (cublaslt_conv.h) implement it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "device/cuda_driver.h"
+
+namespace vtc::device {
+
+class ConvPlan {
+public:
+  virtual ~ConvPlan() = default;
+  // Bytes of workspace run() needs.
+  virtual size_t workspace_bytes() const = 0;
+  // The library's name for what it runs ("cuDNN IMPLICIT_PRECOMP_GEMM", ...).
+  virtual std::string algorithm() const = 0;
+  // Queues y = conv(x, w) on `stream`; `workspace` holds workspace_bytes().
+  virtual void run(CUstream stream, CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,
+                   CUdeviceptr workspace) const = 0;
+};
+
+} // namespace vtc::device

@@ -96,6 +96,20 @@ __device__ VTC_INLINE uint16_t load_bits(const A& a, const Index<3>& i, bool ins
     return raw_bits(from_compute<T>(a.load(i)));
 }
 
+// The storage bits of eight elements of a row (zeros outside the matrix), element by element.
+template <class A>
+__device__ VTC_INLINE uint4 chunk8_bits(const A& a, int64_t b, int64_t row, int64_t col,
+                                        int64_t rows, int64_t cols) {
+  unsigned w[4];
+#pragma unroll
+  for (int u = 0; u < 4; ++u)
+    w[u] = unsigned(load_bits(a, Index<3>{b, row, col + 2 * u}, row < rows && col + 2 * u < cols)) |
+           unsigned(load_bits(a, Index<3>{b, row, col + 2 * u + 1},
+                              row < rows && col + 2 * u + 1 < cols))
+               << 16;
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 // Eight elements of a row of a 16-bit float operand into shared memory (16-byte aligned dst):
 // by cp.async when the accessor allows; from one ptr() when the chunk's elements inside the
 // matrix lie in one of the accessor's runs (an unaligned row, like a 7 x 7 plane's 49: no index
@@ -125,14 +139,7 @@ __device__ VTC_INLINE void stage_chunk8(const A& a, int64_t b, int64_t row, int6
       return;
     }
   }
-  unsigned w[4];
-#pragma unroll
-  for (int u = 0; u < 4; ++u)
-    w[u] = unsigned(load_bits(a, Index<3>{b, row, col + 2 * u}, row < rows && col + 2 * u < cols)) |
-           unsigned(load_bits(a, Index<3>{b, row, col + 2 * u + 1},
-                              row < rows && col + 2 * u + 1 < cols))
-               << 16;
-  *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]); // shared memory
+  *reinterpret_cast<uint4*>(dst) = chunk8_bits(a, b, row, col, rows, cols); // shared memory
 }
 
 } // namespace cuda

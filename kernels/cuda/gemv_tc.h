@@ -11,6 +11,12 @@
 // the chunk in turn, each as two k16 steps: the order is the shape's alone. The sums leave
 // through shared memory (16 x 256 floats) to gemv_store_panel, which stores them or, with
 // split-K, adds the chunks in chunk order. Workspace as gemv's (gemv_workspace_bytes).
+//
+// An A the accessor computes (a prologue: the RMSNorm's scale before the QKV product) cannot be
+// copied by cp.async; staged tile by tile, its loads and arithmetic sat on every k tile's
+// critical path (the QKV product ran at 2.06 TB/s against the MLP products' 3.1). Such an A is
+// staged for the block's whole chunk of k once, before the B pipeline starts (its MR rows, up
+// to kWholeABytes; rows past MR read a zero row), and the tiles then read it from there.
 #pragma once
 
 #include "gemv.h"
@@ -23,10 +29,13 @@ inline constexpr int kCols = gemv_config::kCols;             // 8 warps x 32 col
 inline constexpr int kAPitch = kBK + 8, kBPitch = kCols + 8; // elements; +16 bytes a row
 inline constexpr int kAStage = kRows * kAPitch, kBStage = kBK * kBPitch;
 inline constexpr int kParkPitch = kCols + 4; // floats
-inline constexpr unsigned kSmemBytes =
-    unsigned(kStages * (kAStage + kBStage) * 2 + 16); // + the split-K flag
-static_assert(kRows * kParkPitch * 4 <= kStages * (kAStage + kBStage) * 2,
-              "the sums fit the stages' memory");
+inline constexpr unsigned kStagesBytes = unsigned(kStages * (kAStage + kBStage) * 2);
+// After the stages: the split-K flag (16 bytes), a zero row of 8 elements (16 bytes), then a
+// computed A's whole chunk where it fits kWholeABytes (two blocks still fit a multiprocessor).
+inline constexpr unsigned kFlagAt = kStagesBytes, kZeroAt = kStagesBytes + 16,
+                          kWholeAAt = kStagesBytes + 32;
+inline constexpr int64_t kWholeABytes = 33024; // 16 rows of 1024 + 8 elements
+static_assert(kRows * kParkPitch * 4 <= kStagesBytes, "the sums fit the stages' memory");
 // 72 KB of shared memory a block: 3 fit a multiprocessor; the grid aims at 2 a multiprocessor
 // in one wave.
 inline constexpr int64_t kResidentBlocks = 2;
@@ -43,12 +52,28 @@ VTC_HD constexpr GemvShape make_gemv_tc_shape(int64_t batch, int64_t m, int64_t 
   return GemvShape{batch, m, n, k, chunk};
 }
 
+// Pitch (elements) of a whole chunk of A in shared memory, and whether it fits.
+VTC_HD constexpr int64_t gemv_tc_whole_a_pitch(const GemvShape& s) {
+  return s.k_chunk + 8;
+}
+VTC_HD constexpr bool gemv_tc_whole_a_fits(const GemvShape& s) {
+  return s.m * gemv_tc_whole_a_pitch(s) * 2 <= gemv_tc_config::kWholeABytes;
+}
+
+// Shared memory: the stages, the flag and zero row, and room for a whole chunk of A where it
+// fits (used when the A accessor computes its elements).
+VTC_HD constexpr unsigned gemv_tc_smem_bytes(const GemvShape& s) {
+  using namespace gemv_tc_config;
+  return kWholeAAt +
+         unsigned(gemv_tc_whole_a_fits(s) ? s.m * gemv_tc_whole_a_pitch(s) * 2 : int64_t(0));
+}
+
 VTC_HD constexpr Launch gemv_tc_launch(const GemvShape& s) {
   using namespace gemv_tc_config;
   return Launch{
       {unsigned(gemv_panels(s)), unsigned(gemv_splits(s)), unsigned(clamp64(s.batch, 1, 65535))},
       {kThreads, 1, 1},
-      kSmemBytes,
+      gemv_tc_smem_bytes(s),
       unsigned(kResidentBlocks)};
 }
 
@@ -73,8 +98,14 @@ __device__ void gemv_tc(Out out, A a, B b, GemvWorkspace ws, GemvShape s) {
   extern __shared__ __align__(16) unsigned char vtc_smem[];
   uint16_t* sa = reinterpret_cast<uint16_t*>(vtc_smem);
   uint16_t* sb = sa + kStages * kAStage;
-  unsigned* flag = reinterpret_cast<unsigned*>(vtc_smem + kSmemBytes - 16);
+  unsigned* flag = reinterpret_cast<unsigned*>(vtc_smem + kFlagAt);
+  const uint16_t* zero_row = reinterpret_cast<const uint16_t*>(vtc_smem + kZeroAt);
+  uint16_t* whole_a = reinterpret_cast<uint16_t*>(vtc_smem + kWholeAAt);
+  // A computed element by element is staged for the whole chunk at once (see above).
+  const bool whole = !vector_capable<A, 8> && gemv_tc_whole_a_fits(s);
+  const int64_t pitch = gemv_tc_whole_a_pitch(s);
   const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
+  if (tid < 4) reinterpret_cast<unsigned*>(vtc_smem + kZeroAt)[tid] = 0u;
   const int64_t N = s.n, K = s.k;
   const int64_t panel = blockIdx.x, split = blockIdx.y;
   const int64_t n0 = panel * kCols, k_begin = split * s.k_chunk;
@@ -86,7 +117,7 @@ __device__ void gemv_tc(Out out, A a, B b, GemvWorkspace ws, GemvShape s) {
       const int64_t k0 = k_begin + t * kBK;
       uint16_t* ta = sa + stage * kAStage;
       uint16_t* tb = sb + stage * kBStage;
-      if (tid < kRows * kBK / 8) { // A: 16 rows of 4 chunks, rows past MR and k past k_end zero
+      if (!whole && tid < kRows * kBK / 8) { // A: 16 rows of 4 chunks, past MR and k_end zero
         const int r = tid / (kBK / 8), col = tid % (kBK / 8) * 8;
         stage_chunk8(a, bi, r, k0 + col, MR, k_end, ta + r * kAPitch + col);
       }
@@ -103,6 +134,24 @@ __device__ void gemv_tc(Out out, A a, B b, GemvWorkspace ws, GemvShape s) {
       for (int r = 0; r < 4; ++r)
         acc[j][r] = 0.0f;
 
+    if (whole) { // MR rows of the chunk, 8 elements a thread at a time, loads issued first
+      const int64_t per_row = tiles * kBK / 8, items = MR * per_row; // zeros past k_end
+      for (int64_t i0 = 0; i0 < items; i0 += 4 * kThreads) {
+        uint4 bits[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int64_t i = i0 + u * kThreads + tid;
+          const int64_t r = i / per_row, col = i % per_row * 8;
+          bits[u] = chunk8_bits(a, bi, r, k_begin + col, i < items ? MR : 0, k_end);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int64_t i = i0 + u * kThreads + tid;
+          if (i < items)
+            *reinterpret_cast<uint4*>(whole_a + i / per_row * pitch + i % per_row * 8) = bits[u];
+        }
+      }
+    }
     for (int st = 0; st < kStages - 1; ++st) {
       if (st < tiles) load_tile(st, st);
       cp_async_commit();
@@ -115,10 +164,16 @@ __device__ void gemv_tc(Out out, A a, B b, GemvWorkspace ws, GemvShape s) {
       cp_async_commit();
       const uint16_t* ta = sa + int(t % kStages) * kAStage;
       const uint16_t* tb = sb + int(t % kStages) * kBStage;
+      // This lane's row of A for ldmatrix: the tile's, or the whole chunk's (a zero row past MR).
+      const int arow = lane % 16;
+      const uint16_t* a_at = !whole      ? ta + arow * kAPitch + lane / 16 * 8
+                             : arow < MR ? whole_a + arow * pitch + t * kBK + lane / 16 * 8
+                                         : zero_row;
+      const int a_step = arow < MR || !whole ? 1 : 0; // the zero row stays put
 #pragma unroll
       for (int kk = 0; kk < kBK; kk += 16) {
         unsigned af[4], bf[4][2];
-        ldmatrix_x4(af, ta + (lane % 16) * kAPitch + kk + lane / 16 * 8);
+        ldmatrix_x4(af, a_at + kk * a_step);
 #pragma unroll
         for (int nj = 0; nj < 2; ++nj) {
           unsigned r[4];

@@ -3,7 +3,6 @@
 #include "device/cublaslt_conv.h"
 
 #include <cstdint>
-#include <cstdlib>
 #include <mutex>
 #include <sstream>
 
@@ -12,7 +11,8 @@
 
 #if VTC_HAS_CUBLASLT
 #include <cublasLt.h>
-#include <dlfcn.h>
+
+#include "device/runtime_library.h"
 #endif
 
 namespace vtc::device {
@@ -67,24 +67,14 @@ struct CublasLt {
 CublasLt& cublaslt() {
   static CublasLt* loaded = [] {
     auto* c = new CublasLt; // never destroyed: cuBLASLt may be used until exit
-    const char* named = std::getenv("VTC_CUBLASLT_LIBRARY");
-    const std::string library = named && *named ? named : "libcublasLt.so.13";
-    void* lib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* e = dlerror();
-      c->error = "cuBLASLt not found (" + std::string(e ? e : library) +
-                 "; $VTC_CUBLASLT_LIBRARY names the library, or --library never does without it)";
-      return c;
-    }
-#define VTC_RESOLVE(name)                                                                          \
-  if (c->error.empty()) {                                                                          \
-    c->name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name));                              \
-    if (!c->name) c->error = library + " has no " #name;                                           \
-  }
+    RuntimeLibrary lib =
+        open_runtime_library("VTC_CUBLASLT_LIBRARY", "libcublasLt.so.13", "cuBLASLt");
+#define VTC_RESOLVE(name) c->name = reinterpret_cast<decltype(&::name)>(runtime_symbol(lib, #name));
     VTC_CUBLASLT_FUNCTIONS(VTC_RESOLVE)
 #undef VTC_RESOLVE
+    c->error = lib.error;
     if (c->error.empty() && c->cublasLtGetVersion() / 10000 != CUBLAS_VER_MAJOR)
-      c->error = library + " is cuBLASLt " + std::to_string(c->cublasLtGetVersion()) +
+      c->error = lib.file + " is cuBLASLt " + std::to_string(c->cublasLtGetVersion()) +
                  ", vtc was built for cuBLAS " + std::to_string(CUBLAS_VER_MAJOR);
     return c;
   }();

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -14,7 +13,8 @@
 
 #if VTC_HAS_CUDNN
 #include <cudnn.h>
-#include <dlfcn.h>
+
+#include "device/runtime_library.h"
 #endif
 
 namespace vtc::device {
@@ -69,24 +69,13 @@ struct Cudnn {
 Cudnn& cudnn() {
   static Cudnn* loaded = [] {
     auto* c = new Cudnn; // never destroyed: cuDNN may be used until exit
-    const char* named = std::getenv("VTC_CUDNN_LIBRARY");
-    const std::string library = named && *named ? named : "libcudnn.so.9";
-    void* lib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* e = dlerror();
-      c->error = "cuDNN not found (" + std::string(e ? e : library) +
-                 "; $VTC_CUDNN_LIBRARY names the library, or --library never does without it)";
-      return c;
-    }
-#define VTC_RESOLVE(name)                                                                          \
-  if (c->error.empty()) {                                                                          \
-    c->name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name));                              \
-    if (!c->name) c->error = library + " has no " #name;                                           \
-  }
+    RuntimeLibrary lib = open_runtime_library("VTC_CUDNN_LIBRARY", "libcudnn.so.9", "cuDNN");
+#define VTC_RESOLVE(name) c->name = reinterpret_cast<decltype(&::name)>(runtime_symbol(lib, #name));
     VTC_CUDNN_FUNCTIONS(VTC_RESOLVE)
 #undef VTC_RESOLVE
+    c->error = lib.error;
     if (c->error.empty() && c->cudnnGetVersion() / 10000 != CUDNN_MAJOR)
-      c->error = library + " is cuDNN " + std::to_string(c->cudnnGetVersion()) +
+      c->error = lib.file + " is cuDNN " + std::to_string(c->cudnnGetVersion()) +
                  ", vtc was built for cuDNN " + std::to_string(CUDNN_MAJOR);
     return c;
   }();

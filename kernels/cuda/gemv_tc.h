@@ -36,8 +36,8 @@ inline constexpr unsigned kFlagAt = kStagesBytes, kZeroAt = kStagesBytes + 16,
                           kWholeAAt = kStagesBytes + 32;
 inline constexpr int64_t kWholeABytes = 33024; // 16 rows of 1024 + 8 elements
 static_assert(kRows * kParkPitch * 4 <= kStagesBytes, "the sums fit the stages' memory");
-// 72 KB of shared memory a block: 3 fit a multiprocessor; the grid aims at 2 a multiprocessor
-// in one wave.
+// 71 KB of shared memory a block (up to 104 KB with a whole chunk of a computed A): 2 fit a
+// multiprocessor either way, and the grid aims at 2 a multiprocessor in one wave.
 inline constexpr int64_t kResidentBlocks = 2;
 } // namespace gemv_tc_config
 

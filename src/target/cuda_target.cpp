@@ -253,7 +253,8 @@ void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const
                    ? KernelImpl::cublaslt_conv
                    : KernelImpl::cudnn_conv;
     else
-      k.impl = preferred_conv_impl(*form, libraries, kg.producer_movement(k.anchor->inputs[0]));
+      k.impl = preferred_conv_impl(*form, libraries,
+                                   kg.producer_movement(k.anchor->inputs[0]) != nullptr);
   }
 }
 

@@ -5,9 +5,9 @@
 // f32 GEMM, split-K gemv for decode-sized products, row kernels, pooling, convolutions as
 // implicit GEMMs, the generic copy; cuDNN for 16-bit convolutions and cuBLASLt for pointwise
 // ones where they load and are preferred (preferred_conv_impl; Options::library), an epilogue
-// kernel storing the product. No
-// fused max pooling; kernels of other dtypes (f64, integer arithmetic) run on the reference
-// interpreter. Buffers live in device memory (DeviceExecutor); 32-byte memory transactions.
+// kernel storing the product. No fused max pooling; kernels of other dtypes (f64, integer
+// arithmetic) run on the reference interpreter. Buffers live in device memory (DeviceExecutor);
+// 32-byte memory transactions.
 #pragma once
 
 #include "codegen/cuda_dialect.h"

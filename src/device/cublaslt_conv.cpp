@@ -194,8 +194,6 @@ CublasLtConv::CublasLtConv(const kernels::Conv2dShape& s, DType dtype)
 }
 
 CublasLtConv::~CublasLtConv() = default;
-CublasLtConv::CublasLtConv(CublasLtConv&&) noexcept = default;
-CublasLtConv& CublasLtConv::operator=(CublasLtConv&&) noexcept = default;
 
 size_t CublasLtConv::workspace_bytes() const {
   return plan_->workspace;
@@ -234,8 +232,6 @@ CublasLtConv::CublasLtConv(const kernels::Conv2dShape& s, DType dtype) {
   VTC_FAIL() << shape_text(s, dtype) << ": " << cublaslt_unavailable_reason();
 }
 CublasLtConv::~CublasLtConv() = default;
-CublasLtConv::CublasLtConv(CublasLtConv&&) noexcept = default;
-CublasLtConv& CublasLtConv::operator=(CublasLtConv&&) noexcept = default;
 size_t CublasLtConv::workspace_bytes() const {
   return 0;
 }

@@ -38,8 +38,6 @@ public:
   // algorithm for it.
   CublasLtConv(const kernels::Conv2dShape& shape, DType dtype);
   ~CublasLtConv() override;
-  CublasLtConv(CublasLtConv&&) noexcept;
-  CublasLtConv& operator=(CublasLtConv&&) noexcept;
 
   size_t workspace_bytes() const override;
   std::string algorithm() const override; // "cuBLASLt algorithm 66, tile 20, ..."

@@ -206,8 +206,6 @@ CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype) : plan_(std::ma
 }
 
 CudnnConv::~CudnnConv() = default;
-CudnnConv::CudnnConv(CudnnConv&&) noexcept = default;
-CudnnConv& CudnnConv::operator=(CudnnConv&&) noexcept = default;
 
 size_t CudnnConv::workspace_bytes() const {
   return plan_->workspace;
@@ -247,8 +245,6 @@ CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype) {
   VTC_FAIL() << shape_text(s, dtype) << ": " << cudnn_unavailable_reason();
 }
 CudnnConv::~CudnnConv() = default;
-CudnnConv::CudnnConv(CudnnConv&&) noexcept = default;
-CudnnConv& CudnnConv::operator=(CudnnConv&&) noexcept = default;
 size_t CudnnConv::workspace_bytes() const {
   return 0;
 }

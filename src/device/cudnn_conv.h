@@ -33,8 +33,6 @@ public:
   // vtc::Error naming the shape when cuDNN is missing or has no algorithm for it.
   CudnnConv(const kernels::Conv2dShape& shape, DType dtype);
   ~CudnnConv() override;
-  CudnnConv(CudnnConv&&) noexcept;
-  CudnnConv& operator=(CudnnConv&&) noexcept;
 
   size_t workspace_bytes() const override;
   // cuDNN's name for the algorithm ("cuDNN IMPLICIT_PRECOMP_GEMM", ...).

@@ -1,8 +1,15 @@
-// The epilogue of a convolution a library computed (cuDNN on the cuda target): the raw product,
-// dense [n, c, h, w] in a scratch buffer, read back in groups of 8 consecutive elements of a
-// row (one 16-byte load where aligned), then stored through the output writer, which adds the
-// bias, applies the fused chain and stores through the output's mapping (store_floats: one
-// vector store where the writer allows). Launch: library_epilogue_launch.
+// The epilogue of a convolution a library computed (cuDNN or cuBLASLt on the cuda target): the
+// raw product in a scratch buffer, stored through the output writer, which adds the bias,
+// applies the fused chain and stores through the output's mapping (store_floats: one vector
+// store where the writer allows).
+// - library_epilogue: the raw product dense [n, c, h, w] (cuBLASLt), read back in groups of 8
+//   consecutive elements of a row (one 16-byte load where aligned). Launch:
+//   library_epilogue_launch.
+// - library_epilogue_nhwc: the raw product dense [n, h, w, c] (cuDNN, whose tensor-core kernels
+//   compute channels-last: handing it an NCHW output made it transpose the result in a kernel
+//   of its own). A block turns a tile of 64 pixels by 64 channels around through shared memory:
+//   16-byte loads along the channels, then 8 adjacent pixels of a channel stored as one vector.
+//   Launch: library_epilogue_nhwc_launch.
 #pragma once
 
 #include "common.h"
@@ -14,6 +21,16 @@ VTC_HD constexpr Launch library_epilogue_launch(const Index<4>& extent) {
   const int64_t n = extent[0] * extent[1] * extent[2] * extent[3];
   const int64_t blocks = clamp64(cdiv(n, 256 * 8), 1, kMaxGridStrideBlocks);
   return Launch{{unsigned(blocks), 1, 1}, {256, 1, 1}, 0};
+}
+
+// The channels-last epilogue's tile: kEpiloguePixels pixels by kEpilogueChannels channels.
+inline constexpr int64_t kEpiloguePixels = 64, kEpilogueChannels = 64;
+
+// 256 threads, one tile a block, up to the grid-stride cap.
+VTC_HD constexpr Launch library_epilogue_nhwc_launch(const Index<4>& extent) {
+  const int64_t tiles =
+      extent[0] * cdiv(extent[2] * extent[3], kEpiloguePixels) * cdiv(extent[1], kEpilogueChannels);
+  return Launch{{unsigned(clamp64(tiles, 1, kMaxGridStrideBlocks)), 1, 1}, {256, 1, 1}, 0};
 }
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -48,6 +65,66 @@ __device__ void library_epilogue(Out out, const T* raw, Index<4> extent) {
         v[u] = c0 + u < w ? float(to_compute(p[u])) : 0.0f;
     }
     store_floats<V>(out, i, full && vector_at<V>(out, i), w, v);
+  }
+}
+
+// out[n, c, h, w] = raw[n, h, w, c] for every index of [n, c, h, w] = `extent`, through out's
+// store (the epilogue). Each value is stored once, as in library_epilogue, so the bits are the
+// same whichever layout the library wrote.
+template <class Out, class T>
+__device__ void library_epilogue_nhwc(Out out, const T* raw, Index<4> extent) {
+  static_assert(Out::rank == 4, "library_epilogue_nhwc: a 4-D output");
+  using namespace cuda;
+  constexpr int V = 8;
+  constexpr int64_t TP = kEpiloguePixels, TC = kEpilogueChannels;
+  __shared__ float tile[TC][TP + 1];
+  const int64_t channels = extent[1], width = extent[3], pixels = extent[2] * extent[3];
+  const int64_t pixel_tiles = cdiv(pixels, TP), channel_tiles = cdiv(channels, TC);
+  const int64_t tiles = extent[0] * pixel_tiles * channel_tiles;
+  const int tid = int(threadIdx.x);
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t n = t / (pixel_tiles * channel_tiles);
+    const int64_t r = t % (pixel_tiles * channel_tiles);
+    const int64_t p0 = r / channel_tiles * TP, c0 = r % channel_tiles * TC;
+    // Load: group g is 8 channels of one pixel (16 bytes of a row of raw).
+    for (int g = tid; g < int(TP * TC / V); g += int(blockDim.x)) {
+      const int pl = g / int(TC / V), cl = g % int(TC / V) * V;
+      const int64_t p = p0 + pl, c = c0 + cl;
+      const T* src = raw + (n * pixels + p) * channels + c;
+      if (p < pixels && c + V <= channels && aligned_to(src, 16)) {
+        unsigned words[V * sizeof(T) / 4];
+        load_words(src, words);
+#pragma unroll
+        for (int u = 0; u < V; ++u)
+          tile[cl + u][pl] = to_compute(unpack<T>(words, u));
+      } else {
+#pragma unroll
+        for (int u = 0; u < V; ++u)
+          tile[cl + u][pl] = p < pixels && c + u < channels ? float(to_compute(src[u])) : 0.0f;
+      }
+    }
+    __syncthreads();
+    // Store: group g is 8 adjacent pixels of one channel.
+    for (int g = tid; g < int(TP * TC / V); g += int(blockDim.x)) {
+      const int cl = g / int(TP / V), pl = g % int(TP / V) * V;
+      const int64_t c = c0 + cl, p = p0 + pl;
+      if (c >= channels || p >= pixels) continue;
+      float v[V];
+#pragma unroll
+      for (int u = 0; u < V; ++u)
+        v[u] = tile[cl][pl + u];
+      const int64_t h = p / width, w = p % width;
+      if (w + V <= width && p + V <= pixels) {
+        const Index<4> i{n, c, h, w};
+        store_floats<V>(out, i, vector_at<V>(out, i), width, v);
+      } else {
+        for (int u = 0; u < V && p + u < pixels; ++u) {
+          const float one[1] = {v[u]};
+          store_floats<1>(out, Index<4>{n, c, (p + u) / width, (p + u) % width}, false, width, one);
+        }
+      }
+    }
+    __syncthreads();
   }
 }
 

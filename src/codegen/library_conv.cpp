@@ -2,6 +2,8 @@
 #include "codegen/library_conv.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "codegen/kernel_calls.h"
 
@@ -36,6 +38,11 @@ std::optional<LibraryConvShape> library_conv_form(const Kernel& k) {
       cs->w_out != symmetric_extent(cs->w, cs->pad_left, cs->kw, cs->stride_w, cs->dil_w))
     return std::nullopt;
   return LibraryConvShape{*cs, t};
+}
+
+bool cudnn_channels_last() {
+  const char* v = std::getenv("VTC_CUDNN_CHANNELS_LAST");
+  return !v || std::string(v) != "0";
 }
 
 } // namespace vtc

@@ -25,15 +25,21 @@ struct LibraryConvShape {
 };
 
 // One library convolution of a step: its shape, the buffers of its input and weights (their
-// addresses are read from the executor's table when the call is made), and the library
-// (KernelImpl::cudnn_conv or cublaslt_conv).
+// addresses are read from the executor's table when the call is made), the library
+// (KernelImpl::cudnn_conv or cublaslt_conv), and whether it runs channels-last (cuDNN: weights
+// prepared [c_out, kh, kw, c_in], the raw product NHWC, read by library_epilogue_nhwc).
 struct LibraryConvCall {
   LibraryConvShape conv;
   int x_buffer = -1, w_buffer = -1;
   KernelImpl library = KernelImpl::cudnn_conv;
+  bool channels_last = false;
 };
 
 // The form of kernel k, or nullopt when cuDNN cannot compute it.
 std::optional<LibraryConvShape> library_conv_form(const Kernel& k);
+
+// Whether cuDNN convolutions run channels-last: yes, unless $VTC_CUDNN_CHANNELS_LAST is "0"
+// (NCHW weights and raw product, which cuDNN transposes itself on every call: kept to compare).
+bool cudnn_channels_last();
 
 } // namespace vtc

@@ -211,8 +211,9 @@ std::optional<kernels::Conv2dShape> conv2d_shape(const Node& n) {
 namespace {
 
 // A convolution through cuDNN or cuBLASLt: the library call (its raw product into the step's
-// scratch), then the generated epilogue storing it through `out` (over `cs`'s output, whose planes
-// may be flattened: the scratch is dense either way).
+// scratch, NHWC from cuDNN channels-last, else NCHW), then the generated epilogue storing it
+// through `out` (over `cs`'s output, whose planes may be flattened: the scratch is dense either
+// way).
 std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
                                            const kernels::Conv2dShape& cs) {
   const Kernel& k = c.kernel;
@@ -220,16 +221,19 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
   VTC_CHECK(form) << k.name << ": no library computes it";
   const bool cublaslt = k.impl == KernelImpl::cublaslt_conv;
   KernelCall library{cublaslt ? "cublasLtMatmul" : "cudnnConvolutionForward", {}, {}};
-  library.library_conv = LibraryConvCall{*form, c.g.physical_buffer(k.anchor->inputs[0]),
-                                         c.g.physical_buffer(k.anchor->inputs[1]), k.impl};
+  const bool channels_last = !cublaslt && cudnn_channels_last();
+  library.library_conv =
+      LibraryConvCall{*form, c.g.physical_buffer(k.anchor->inputs[0]),
+                      c.g.physical_buffer(k.anchor->inputs[1]), k.impl, channels_last};
   library.launch = kernels::Launch{};
   const kernels::Index<4> extent{cs.n, cs.c_out, cs.h_out, cs.w_out};
   const std::string type = cpp_storage_type(form->dtype);
-  KernelCall epilogue{"library_epilogue",
+  KernelCall epilogue{channels_last ? "library_epilogue_nhwc" : "library_epilogue",
                       {},
                       {out.init, "static_cast<const " + type + "*>(ws)",
                        shape_array({cs.n, cs.c_out, cs.h_out, cs.w_out})}};
-  epilogue.launch = kernels::library_epilogue_launch(extent);
+  epilogue.launch = channels_last ? kernels::library_epilogue_nhwc_launch(extent)
+                                  : kernels::library_epilogue_launch(extent);
   return {library, epilogue};
 }
 

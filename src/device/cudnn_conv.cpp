@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <vector>
 
 #include "device/cuda_device.h"
+#include "device/cuda_objects.h"
 #include "vtc/error.h"
 
 #if VTC_HAS_CUDNN
@@ -55,7 +57,8 @@ namespace {
   X(cudnnGetConvolution2dForwardOutputDim)                                                         \
   X(cudnnGetConvolutionForwardAlgorithmMaxCount)                                                   \
   X(cudnnGetConvolutionForwardAlgorithm_v7)                                                        \
-  X(cudnnConvolutionForward)
+  X(cudnnConvolutionForward)                                                                       \
+  X(cudnnTransformTensor)
 
 struct Cudnn {
 #define VTC_MEMBER(name) decltype(&::name) name = nullptr;
@@ -140,18 +143,30 @@ struct CudnnConv::Plan {
   cudnnConvolutionFwdAlgo_t algo{};
   size_t workspace = 0;
   std::string what;
+  bool channels_last = false;
+  // Channels-last: the weights as given ([c_out, c_in, kh, kw] as a 4-D tensor) and as
+  // prepared, and the prepared copy of each weights buffer, by its address; the input as given
+  // (NCHW; x is its NHWC copy, made at the start of the workspace on every call).
+  cudnnTensorDescriptor_t w_given = nullptr, w_prepared = nullptr, x_given = nullptr;
+  size_t weight_bytes = 0, input_copy_bytes = 0;
+  std::map<CUdeviceptr, DeviceBuffer> prepared;
 
   ~Plan() {
     if (x) c->cudnnDestroyTensorDescriptor(x);
     if (y) c->cudnnDestroyTensorDescriptor(y);
     if (w) c->cudnnDestroyFilterDescriptor(w);
     if (conv) c->cudnnDestroyConvolutionDescriptor(conv);
+    if (w_given) c->cudnnDestroyTensorDescriptor(w_given);
+    if (w_prepared) c->cudnnDestroyTensorDescriptor(w_prepared);
+    if (x_given) c->cudnnDestroyTensorDescriptor(x_given);
   }
 };
 
-CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype) : plan_(std::make_unique<Plan>()) {
+CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype, bool channels_last)
+    : plan_(std::make_unique<Plan>()) {
   Plan& p = *plan_;
   p.what = shape_text(s, dtype);
+  p.channels_last = channels_last;
   Cudnn& c = cudnn();
   VTC_CHECK(c.error.empty()) << p.what << ": " << c.error;
   VTC_CHECK(dtype == DType::f16 || dtype == DType::bf16)
@@ -164,13 +179,30 @@ CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype) : plan_(std::ma
   check(c, c.cudnnCreateTensorDescriptor(&p.y), p.what);
   check(c, c.cudnnCreateFilterDescriptor(&p.w), p.what);
   check(c, c.cudnnCreateConvolutionDescriptor(&p.conv), p.what);
-  check(c,
-        c.cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, t, i(s.n), i(s.c_in), i(s.h), i(s.w)),
+  const cudnnTensorFormat_t layout = channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+  check(c, c.cudnnSetTensor4dDescriptor(p.x, layout, t, i(s.n), i(s.c_in), i(s.h), i(s.w)),
         p.what + " (input)");
   check(c,
-        c.cudnnSetFilter4dDescriptor(p.w, t, CUDNN_TENSOR_NCHW, i(s.c_out), i(s.c_in / s.groups),
-                                     i(s.kh), i(s.kw)),
+        c.cudnnSetFilter4dDescriptor(p.w, t, layout, i(s.c_out), i(s.c_in / s.groups), i(s.kh),
+                                     i(s.kw)),
         p.what + " (weights)");
+  if (channels_last) {
+    // cuDNN has no algorithm for an NCHW input with NHWC weights and output.
+    p.input_copy_bytes = (size_t(s.n * s.c_in * s.h * s.w) * dtype_size(dtype) + 255) / 256 * 256;
+    check(c, c.cudnnCreateTensorDescriptor(&p.x_given), p.what);
+    check(c,
+          c.cudnnSetTensor4dDescriptor(p.x_given, CUDNN_TENSOR_NCHW, t, i(s.n), i(s.c_in), i(s.h),
+                                       i(s.w)),
+          p.what + " (input as given)");
+    p.weight_bytes = size_t(s.c_out * (s.c_in / s.groups) * s.kh * s.kw) * dtype_size(dtype);
+    check(c, c.cudnnCreateTensorDescriptor(&p.w_given), p.what);
+    check(c, c.cudnnCreateTensorDescriptor(&p.w_prepared), p.what);
+    for (auto [d, f] : {std::pair{p.w_given, CUDNN_TENSOR_NCHW}, {p.w_prepared, CUDNN_TENSOR_NHWC}})
+      check(
+          c,
+          c.cudnnSetTensor4dDescriptor(d, f, t, i(s.c_out), i(s.c_in / s.groups), i(s.kh), i(s.kw)),
+          p.what + " (weights' layouts)");
+  }
   check(c,
         c.cudnnSetConvolution2dDescriptor(p.conv, i(s.pad_top), i(s.pad_left), i(s.stride_h),
                                           i(s.stride_w), i(s.dil_h), i(s.dil_w),
@@ -181,8 +213,7 @@ CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype) : plan_(std::ma
   check(c, c.cudnnGetConvolution2dForwardOutputDim(p.conv, p.x, p.w, &n, &ch, &ho, &wo), p.what);
   VTC_CHECK(n == s.n && ch == s.c_out && ho == s.h_out && wo == s.w_out)
       << p.what << ": cuDNN's output is [" << n << ", " << ch << ", " << ho << ", " << wo << "]";
-  check(c, c.cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, t, n, ch, ho, wo),
-        p.what + " (output)");
+  check(c, c.cudnnSetTensor4dDescriptor(p.y, layout, t, n, ch, ho, wo), p.what + " (output)");
 
   int count = 0;
   check(c, c.cudnnGetConvolutionForwardAlgorithmMaxCount(h, &count), p.what);
@@ -208,21 +239,61 @@ CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype) : plan_(std::ma
 CudnnConv::~CudnnConv() = default;
 
 size_t CudnnConv::workspace_bytes() const {
-  return plan_->workspace;
+  return plan_->input_copy_bytes + plan_->workspace;
 }
 
 std::string CudnnConv::algorithm() const {
-  return "cuDNN " + algorithm_name(plan_->algo);
+  return "cuDNN " + algorithm_name(plan_->algo) + (plan_->channels_last ? " (NHWC)" : "");
+}
+
+bool CudnnConv::output_channels_last() const {
+  return plan_->channels_last;
+}
+
+namespace {
+
+void* ptr(CUdeviceptr a) {
+  return reinterpret_cast<void*>(uintptr_t(a));
+}
+
+} // namespace
+
+void CudnnConv::prepare_weights(CUstream stream, CUdeviceptr w) {
+  Plan& p = *plan_;
+  if (!p.channels_last || p.prepared.count(w)) return;
+  DeviceBuffer& to = p.prepared.emplace(w, DeviceBuffer(p.weight_bytes)).first->second;
+  Cudnn& c = *p.c;
+  const float one = 1.0f, zero = 0.0f;
+  std::lock_guard lock(c.mutex);
+  check(c, c.cudnnSetStream(c.handle, reinterpret_cast<cudaStream_t>(stream)), p.what);
+  check(
+      c,
+      c.cudnnTransformTensor(c.handle, &one, p.w_given, ptr(w), &zero, p.w_prepared, ptr(to.ptr())),
+      p.what + " (weights to channels-last)");
+}
+
+size_t CudnnConv::prepared_bytes() const {
+  return plan_->prepared.size() * plan_->weight_bytes;
 }
 
 void CudnnConv::run(CUstream stream, CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,
                     CUdeviceptr workspace) const {
   const Plan& p = *plan_;
+  if (p.channels_last) {
+    auto it = p.prepared.find(w);
+    VTC_CHECK(it != p.prepared.end()) << p.what << ": weights not prepared (prepare_weights)";
+    w = it->second.ptr();
+  }
   Cudnn& c = *p.c;
   const float one = 1.0f, zero = 0.0f;
   std::lock_guard lock(c.mutex);
   check(c, c.cudnnSetStream(c.handle, reinterpret_cast<cudaStream_t>(stream)), p.what);
-  auto ptr = [](CUdeviceptr a) { return reinterpret_cast<void*>(uintptr_t(a)); };
+  if (p.channels_last) {
+    check(c, c.cudnnTransformTensor(c.handle, &one, p.x_given, ptr(x), &zero, p.x, ptr(workspace)),
+          p.what + " (input to channels-last)");
+    x = workspace;
+    workspace += p.input_copy_bytes;
+  }
   check(c,
         c.cudnnConvolutionForward(c.handle, &one, p.x, ptr(x), p.w, ptr(w), p.conv, p.algo,
                                   ptr(workspace), p.workspace, &zero, p.y, ptr(y)),
@@ -241,11 +312,18 @@ std::string cudnn_unavailable_reason() {
 
 struct CudnnConv::Plan {};
 
-CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype) {
+CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype, bool) {
   VTC_FAIL() << shape_text(s, dtype) << ": " << cudnn_unavailable_reason();
 }
 CudnnConv::~CudnnConv() = default;
 size_t CudnnConv::workspace_bytes() const {
+  return 0;
+}
+bool CudnnConv::output_channels_last() const {
+  return false;
+}
+void CudnnConv::prepare_weights(CUstream, CUdeviceptr) {}
+size_t CudnnConv::prepared_bytes() const {
   return 0;
 }
 std::string CudnnConv::algorithm() const {

@@ -4,8 +4,12 @@
 // its descriptors, the algorithm cuDNN's heuristics rank first among those that run in at most
 // kCudnnWorkspaceLimit bytes of workspace (the heuristics answer the same for the same shape,
 // so every strategy of a model runs the same algorithm and gets the same bits), and that
-// algorithm's workspace. Built without <cudnn.h>, cudnn_available() is false and a CudnnConv
-// throws.
+// algorithm's workspace. Channels-last (the default), the weights are transposed once to
+// [c_out, kh, kw, c_in] (prepare_weights), the input is transposed to NHWC at the start of the
+// workspace on every call (cuDNN has no algorithm for an NCHW input with NHWC weights and
+// output), and the raw product is written NHWC: cuDNN's tensor-core kernels are channels-last,
+// and given NCHW weights and output it transposes both in kernels of its own on every call. Built
+// without <cudnn.h>, cudnn_available() is false and a CudnnConv throws.
 #pragma once
 
 #include <cstddef>
@@ -28,13 +32,17 @@ std::string cudnn_unavailable_reason();
 
 class CudnnConv final : public ConvPlan {
 public:
-  // A convolution over NCHW tensors of `dtype` (f16 or bf16; the product accumulates in f32),
-  // weights [c_out, c_in, kh, kw], padded by pad_top / pad_left on both sides. Throws a
-  // vtc::Error naming the shape when cuDNN is missing or has no algorithm for it.
-  CudnnConv(const kernels::Conv2dShape& shape, DType dtype);
+  // A convolution of an NCHW input of `dtype` (f16 or bf16; the product accumulates in f32),
+  // weights [c_out, c_in, kh, kw], padded by pad_top / pad_left on both sides, into an NHWC
+  // raw product with weights prepared channels-last when `channels_last`, else all NCHW.
+  // Throws a vtc::Error naming the shape when cuDNN is missing or has no algorithm for it.
+  CudnnConv(const kernels::Conv2dShape& shape, DType dtype, bool channels_last);
   ~CudnnConv() override;
 
   size_t workspace_bytes() const override;
+  bool output_channels_last() const override;
+  void prepare_weights(CUstream stream, CUdeviceptr w) override;
+  size_t prepared_bytes() const override;
   // cuDNN's name for the algorithm ("cuDNN IMPLICIT_PRECOMP_GEMM", ...).
   std::string algorithm() const override;
   void run(CUstream stream, CUdeviceptr x, CUdeviceptr w, CUdeviceptr y,

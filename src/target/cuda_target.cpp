@@ -71,7 +71,8 @@ struct ConvPlans {
     const LibraryConvShape& s = call.conv;
     const kernels::Conv2dShape& c = s.shape;
     const bool cublaslt = call.library == KernelImpl::cublaslt_conv;
-    std::string key = std::to_string(int(s.dtype)) + (cublaslt ? ",cublaslt" : ",cudnn");
+    std::string key = std::to_string(int(s.dtype)) + (cublaslt ? ",cublaslt" : ",cudnn") +
+                      (call.channels_last ? ",nhwc" : ",nchw");
     for (int64_t v : {c.n, c.c_in, c.h, c.w, c.c_out, c.h_out, c.w_out, c.kh, c.kw, c.groups,
                       c.stride_h, c.stride_w, c.dil_h, c.dil_w, c.pad_top, c.pad_left})
       key += "," + std::to_string(v);
@@ -80,7 +81,7 @@ struct ConvPlans {
       if (cublaslt)
         plans.push_back(std::make_unique<device::CublasLtConv>(c, s.dtype));
       else
-        plans.push_back(std::make_unique<device::CudnnConv>(c, s.dtype));
+        plans.push_back(std::make_unique<device::CudnnConv>(c, s.dtype, call.channels_last));
     }
     return it->second;
   }
@@ -155,8 +156,18 @@ public:
     return ids;
   }
 
+  void prepare_constants(const uint64_t* host_buffers, void* stream) override {
+    for (const std::vector<LoadedLaunch>& step : steps_)
+      for (const LoadedLaunch& l : step)
+        if (l.conv >= 0)
+          conv_plans_.plans[size_t(l.conv)]->prepare_weights(static_cast<CUstream>(stream),
+                                                             host_buffers[l.w]);
+  }
+
   int64_t workspace_bytes() const override {
     size_t bytes = scratch_.size() + conv_workspace_.size();
+    for (const std::unique_ptr<device::ConvPlan>& plan : conv_plans_.plans)
+      bytes += plan->prepared_bytes();
     for (const std::vector<LoadedLaunch>& step : steps_)
       for (const LoadedLaunch& l : step)
         bytes += l.workspace.size();

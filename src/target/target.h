@@ -44,8 +44,12 @@ public:
   // library call's operands): the work it queues holds those addresses, so a graph captured of
   // it is replayed only where they cannot change between runs.
   virtual std::vector<int> host_read_buffers(size_t step) const { return {}; }
+  // Called once the constants are in place (`host_buffers`: every buffer's address, as in
+  // LaunchArgs), before the first launch; work queued on `stream` (cuda) readies what the
+  // unit derives from them (a library's weights in the layout it reads).
+  virtual void prepare_constants(const uint64_t* /*host_buffers*/, void* /*stream*/) {}
   // Bytes of device memory the unit holds besides the program's buffers (split-K partial sums,
-  // a library's scratch and workspace).
+  // a library's scratch and workspace, prepared weights).
   virtual int64_t workspace_bytes() const { return 0; }
   // The compiled object: cache key, paths, compile time (0 when it came from the cache).
   const jit::CompiledObject& object() const { return object_; }

@@ -115,6 +115,8 @@ Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w
                int64_t k, int64_t stride, int64_t pad, bool direct = false);
 // library_epilogue (kernels/cuda/library_epilogue.h): a dense raw product stored through `out`.
 Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t c, int64_t h, int64_t w);
+// library_epilogue_nhwc: a dense [n, h, w, c] raw product stored through `out` ([n, c, h, w]).
+Case library_epilogue_nhwc_case(DType t, Layout out, int64_t n, int64_t c, int64_t h, int64_t w);
 Case upsample_case(DType t, Layout in, Layout out, int64_t n, int64_t c, int64_t h, int64_t w,
                    int64_t factor);
 

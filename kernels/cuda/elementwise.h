@@ -2,7 +2,8 @@
 // index, copy() is map() with the identity — the generic kernel for data movement that stays
 // physical, and the fused elementwise kernel (its input a computed accessor that evaluates the
 // fused chain). Grid-stride: each thread takes groups of V consecutive elements along the last
-// dimension (V = 16 bytes of the widest operand), row by row.
+// dimension (V = 16 bytes of the widest operand), row by row. copy_transposed is the copy of
+// an input that runs along another dimension than the output (a transpose left physical).
 //
 // Fast path: when every operand has ptr(), its `contig` holds whole groups and the addresses
 // are aligned, a group moves as one 16-byte access per operand (coalesced across the warp),
@@ -42,6 +43,21 @@ VTC_HD constexpr Launch copy_bytes_launch(int64_t bytes) {
 struct Identity {
   template <class V> VTC_HD V operator()(V v) const { return v; }
 };
+
+// copy_transposed's tile: kTransposeTile x kTransposeTile elements of dimensions J and R-1,
+// 32 x 8 threads.
+inline constexpr int64_t kTransposeTile = 32;
+
+template <int R> VTC_HD constexpr int64_t transpose_tiles(const MapShape<R>& s, int j) {
+  return map_elements(s) / (s.extent[j] * s.extent[R - 1]) * cdiv(s.extent[j], kTransposeTile) *
+         cdiv(s.extent[R - 1], kTransposeTile);
+}
+// One tile a block, up to the grid-stride cap.
+template <int R> VTC_HD constexpr Launch copy_transposed_launch(const MapShape<R>& s, int j) {
+  return Launch{{unsigned(clamp64(transpose_tiles(s, j), 1, kMaxGridStrideBlocks)), 1, 1},
+                {unsigned(kTransposeTile), 8, 1},
+                0};
+}
 
 } // namespace vtc::kernels
 
@@ -139,6 +155,50 @@ __device__ void map(Out out, MapShape<R> s, F f, In... in) {
 // The generic copy kernel: out[i] = in[i].
 template <class Out, class In, int R> __device__ void copy(Out out, In in, MapShape<R> s) {
   map(out, s, Identity{}, in);
+}
+
+// The copy of a transpose: out[i] = in[i] where `in` runs along dimension J (consecutive i[J]
+// are consecutive addresses) and `out` along the last. Through shared memory, a tile of 32 x 32
+// elements of dimensions J and R-1 at a time: read with a warp along J, written with a warp
+// along R-1, so both sides move whole transactions (the generic copy reads such an input one
+// element a stride apart). Each element is stored as out.store(i, in.load(i)), as the generic
+// copy's element path stores it. Launch: copy_transposed_launch(s, J).
+template <int J, class Out, class In, int R>
+__device__ void copy_transposed(Out out, In in, MapShape<R> s) {
+  static_assert(Out::rank == R && In::rank == R && J >= 0 && J < R - 1,
+                "copy_transposed: J a dimension before the last");
+  using namespace cuda;
+  constexpr int T = int(kTransposeTile);
+  using V = decltype(in.load(Index<R>{}));
+  __shared__ V tile[T][T + 1];
+  const int64_t ej = s.extent[J], el = s.extent[R - 1];
+  const int64_t tj = cdiv(ej, T), tl = cdiv(el, T), tiles = transpose_tiles(s, J);
+  // The dimensions other than J and R-1 (then an unused last entry): the outer index of a tile.
+  int64_t outer_extent[R - 1] = {};
+  for (int d = 0, k = 0; d < R - 1; ++d)
+    if (d != J) outer_extent[k++] = s.extent[d];
+  outer_extent[R - 2] = 1;
+  const int x = int(threadIdx.x), y = int(threadIdx.y);
+  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t outer = t / (tj * tl), r = t % (tj * tl);
+    const int64_t j0 = r / tl * T, l0 = r % tl * T;
+    Index<R> i{};
+    const Index<R - 1> o = row_index<R - 1>(outer_extent, outer);
+    for (int d = 0, k = 0; d < R - 1; ++d)
+      if (d != J) i[d] = o[k++];
+    for (int k = y; k < T; k += 8) { // rows of the tile along J
+      i[J] = j0 + x;
+      i[R - 1] = l0 + k;
+      if (i[J] < ej && i[R - 1] < el) tile[k][x] = in.load(i);
+    }
+    __syncthreads();
+    for (int k = y; k < T; k += 8) { // rows along R-1
+      i[J] = j0 + k;
+      i[R - 1] = l0 + x;
+      if (i[J] < ej && i[R - 1] < el) out.store(i, tile[x][k]);
+    }
+    __syncthreads();
+  }
 }
 
 // `bytes` bytes from `src` to `dst` (a constant into an output buffer): 16-byte words when

@@ -1,12 +1,19 @@
 // The generic copy kernel (see copy_kernel.h): `copy` over the output's index space (cpu:
 // copy(out, shape, in); cuda: copy(out, in, MapShape) with its launch), over image planes
-// flattened to one row when both sides keep them contiguous.
+// flattened to one row when both sides keep them contiguous. On cuda, an input that runs along
+// another dimension than the output's last (a transpose) is copied by copy_transposed, through
+// shared-memory tiles.
 #include "codegen/copy_kernel.h"
+
+#include <cstdlib>
+#include <string>
 
 #include "codegen/kernel_call.h"
 #include "kernels/cuda/elementwise.h"
+#include "mapping/contiguity.h"
 #include "mapping/flat_plane.h"
 #include "mapping/rules.h"
+#include "mapping/transposed_operand.h"
 #include "vtc/error.h"
 
 namespace vtc {
@@ -17,7 +24,48 @@ bool is_scatter(const Node& n) {
   return n.op == "ScatterND" || n.op == "ScatterElements" || n.op == "Scatter";
 }
 
+// A run this long along the output's last dimension moves whole transactions already; the
+// transposed copy needs one at least this long along another dimension.
+constexpr int64_t kTransposeRun = 8;
+
+// $VTC_CUDA_TRANSPOSE_COPY=0 copies transposes with the generic kernel (to compare).
+bool tiled_transposes() {
+  const char* v = std::getenv("VTC_CUDA_TRANSPOSE_COPY");
+  return !v || std::string(v) != "0";
+}
+
+KernelCall copy_transposed_call(const Acc& out, const Shape& shape, const Acc& in, int j) {
+  std::string extents;
+  for (size_t d = 0; d < shape.size(); ++d)
+    extents += (d ? ", " : "") + std::to_string(shape[d]);
+  const int r = int(shape.size());
+  KernelCall call{"copy_transposed",
+                  {std::to_string(j)},
+                  {out.init, in.init, "MapShape<" + std::to_string(r) + ">{{" + extents + "}}"}};
+  kernels::MapShape<8> s{};
+  for (int d = 0; d < 8; ++d)
+    s.extent[d] = d < r - 1 ? shape[size_t(d)] : 1;
+  s.extent[7] = shape[size_t(r - 1)];
+  call.launch = kernels::copy_transposed_launch(s, j);
+  return call;
+}
+
 } // namespace
+
+std::optional<int> transposed_dimension(const Mapping& in, const Shape& shape, int64_t elem_bytes) {
+  const int r = int(shape.size());
+  if (r < 2 || r > 8 || in.pieces.size() != 1 || shape[size_t(r - 1)] < kTransposeRun ||
+      contiguity(in, elem_bytes).run >= kTransposeRun)
+    return std::nullopt;
+  std::optional<int> best;
+  int64_t best_run = kTransposeRun - 1;
+  for (int j = 0; j < r - 1; ++j) {
+    if (shape[size_t(j)] < kTransposeRun) continue;
+    const int64_t run = contiguity(swap_dims(in, j, r - 1), elem_bytes).run;
+    if (run > best_run) best = j, best_run = run;
+  }
+  return best;
+}
 
 bool generates_copy(const Node& n) {
   // An empty tensor has no index space a mapping could be written over: the interpreter
@@ -75,6 +123,15 @@ std::vector<KernelCall> copy_calls(const Node& n, AccessorEmitter& g) {
     // Over the planes flattened to one row when both sides keep them contiguous.
     const Shape& shape = out->type.shape;
     const size_t rank = shape.size();
+    if (dialect.library() != KernelLibrary::cpu && tiled_transposes()) {
+      std::optional<int> j =
+          transposed_dimension(*r.mappings[k], shape, int64_t(dtype_size(out->type.dtype)));
+      if (j) {
+        calls.push_back(copy_transposed_call(g.stored(out), shape,
+                                             g.mapped(*r.mappings[k], out->type.dtype), *j));
+        continue;
+      }
+    }
     std::optional<Mapping> flat_in;
     if (rank >= 2 && shape[rank - 2] > 1 && g.flat_mapping(out))
       flat_in =

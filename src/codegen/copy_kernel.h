@@ -3,6 +3,8 @@
 // scatter, the data copied and the updates written through the write-side mapping).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,11 @@ bool generates_copy(const Node& n);
 // out[i] = in[i] for every index i of `shape`, in the kernel library of `dialect`: the generic
 // copy, and the fused elementwise kernel when `in` computes its values.
 KernelCall copy_call(const Dialect& dialect, const Acc& out, const Shape& shape, const Acc& in);
+
+// The dimension before the last along which `in`, a read mapping over `shape`, runs where it
+// does not run along the last (a transpose: the cuda dialect copies it with copy_transposed,
+// through shared-memory tiles); nullopt when the generic copy serves.
+std::optional<int> transposed_dimension(const Mapping& in, const Shape& shape, int64_t elem_bytes);
 
 // The calls of the copy kernel of `n` (which generates_copy accepts).
 std::vector<KernelCall> copy_calls(const Node& n, AccessorEmitter& g);

@@ -27,32 +27,36 @@ std::optional<Mapping> transposed_operand(const Mapping& m, const Base* base, in
   return *t.value;
 }
 
-Mapping swap_last_two(const Mapping& m) {
-  int r = m.rank();
-  VTC_CHECK(r >= 2) << "swap_last_two of a rank-" << r << " mapping";
+Mapping swap_dims(const Mapping& m, int a, int b) {
+  const int r = m.rank();
+  VTC_CHECK(a >= 0 && b >= 0 && a < r && b < r)
+      << "swap_dims " << a << ", " << b << " of a rank-" << r << " mapping";
   Mapping out{m.shape, {}};
-  std::swap(out.shape[size_t(r - 2)], out.shape[size_t(r - 1)]);
+  std::swap(out.shape[size_t(a)], out.shape[size_t(b)]);
   for (const Piece& p : m.pieces) {
     Piece q = p;
-    std::swap(q.guard[size_t(r - 2)], q.guard[size_t(r - 1)]);
+    std::swap(q.guard[size_t(a)], q.guard[size_t(b)]);
     std::vector<IndexExpr> repl(static_cast<size_t>(r));
-    // old variable r-2 (range guard[r-2]) is now variable r-1, and the other way round.
-    repl[size_t(r - 2)] =
-        IndexExpr::var(r - 1, p.guard[size_t(r - 2)].lo, p.guard[size_t(r - 2)].hi);
-    repl[size_t(r - 1)] =
-        IndexExpr::var(r - 2, p.guard[size_t(r - 1)].lo, p.guard[size_t(r - 1)].hi);
-    for (int d = 0; d < r - 2; ++d)
-      repl[size_t(d)] = IndexExpr();
+    // old variable a (range guard[a]) is now variable b, and the other way round; the rest
+    // stay (a null replacement keeps the variable).
+    repl[size_t(a)] = IndexExpr::var(b, p.guard[size_t(a)].lo, p.guard[size_t(a)].hi);
+    repl[size_t(b)] = IndexExpr::var(a, p.guard[size_t(b)].lo, p.guard[size_t(b)].hi);
     for (IndexExpr& e : q.index)
       e = substitute(e, repl);
     for (Search& s : q.searches)
-      for (auto& [a, b] : s.eqs) {
-        a = substitute(a, repl);
-        b = substitute(b, repl);
+      for (auto& [x, y] : s.eqs) {
+        x = substitute(x, repl);
+        y = substitute(y, repl);
       }
     out.pieces.push_back(std::move(q));
   }
   return out;
+}
+
+Mapping swap_last_two(const Mapping& m) {
+  const int r = m.rank();
+  VTC_CHECK(r >= 2) << "swap_last_two of a rank-" << r << " mapping";
+  return swap_dims(m, r - 2, r - 1);
 }
 
 } // namespace vtc

@@ -22,5 +22,7 @@ std::optional<Mapping> transposed_operand(const Mapping& m, const Base* base, in
 // ranges swap and variable r-2 becomes r-1 and r-1 becomes r-2 in its index expressions and
 // searches. Needs rank >= 2 and every piece's guard non-empty in its last two dimensions.
 Mapping swap_last_two(const Mapping& m);
+// `m` read with virtual dimensions a and b exchanged, the same way.
+Mapping swap_dims(const Mapping& m, int a, int b);
 
 } // namespace vtc

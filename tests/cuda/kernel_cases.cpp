@@ -367,6 +367,21 @@ Case copy_case(DType t, Layout in, Layout out, std::vector<int64_t> shape) {
   return c;
 }
 
+Case copy_transposed_case(DType t, Layout out, std::vector<int64_t> shape) {
+  Case c;
+  c.family = "copy_transposed";
+  c.name = c.family + suffix(t, Layout::transposed, out);
+  c.group = c.family + "_" + std::string(dtype_name(t)) + shape_key(shape);
+  c.ops = {make_operand(t, shape, out), make_operand(t, shape, Layout::transposed)};
+  k::MapShape<3> s{{shape[0], shape[1], shape[2]}};
+  c.call = "copy_transposed<1>(@0, @1, MapShape<3>{{" + lits(shape[0], shape[1], shape[2]) + "}});";
+  c.launch = k::copy_transposed_launch(s, 1);
+  c.bytes = 2.0 * double(product(shape)) * double(dtype_bytes(t));
+  c.tol = 0;
+  c.ref = [](const Inputs& x, int64_t f) { return double(x[0][size_t(f)]); };
+  return c;
+}
+
 Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t kk) {
   Case c;
   const bool tc = t != DType::f32;
@@ -975,6 +990,15 @@ std::vector<CaseFamily> representative_cases() {
       }
     }
     // Stores through mappings.
+    // A transposed input copied through tiles: partial tiles in both dimensions, and whole
+    // ones over a larger plane (the timed case).
+    for (Layout out : {Layout::dense, Layout::concat, Layout::concat_last}) {
+      copy.push_back(copy_transposed_case(t, out, {3, 37, 200}));
+      copy.push_back(copy_transposed_case(t, out, {16, 256, 1024}));
+      copy.back().name += "_large";
+    }
+    copy.push_back(copy_case(t, Layout::transposed, Layout::dense, {16, 256, 1024}));
+    copy.back().name += "_large"; // the generic copy of the same input, to compare
     for (Layout out : {Layout::transposed, Layout::concat, Layout::concat_last}) {
       copy.push_back(copy_case(t, Layout::dense, out, {3, 37, 200}));
       gemm.push_back(gemm_case(t, Layout::dense, out, 2, 130, 136, 72));

@@ -114,7 +114,9 @@ __device__ void library_epilogue_nhwc(Out out, const T* raw, Index<4> extent) {
       for (int u = 0; u < V; ++u)
         v[u] = tile[cl][pl + u];
       const int64_t h = p / width, w = p % width;
-      if (w + V <= width && p + V <= pixels) {
+      // Whole groups of a row as vectors (store_floats's contract: the group starts at a
+      // multiple of V), else element by element.
+      if (w % V == 0 && w + V <= width) {
         const Index<4> i{n, c, h, w};
         store_floats<V>(out, i, vector_at<V>(out, i), width, v);
       } else {

@@ -40,9 +40,12 @@ std::optional<LibraryConvShape> library_conv_form(const Kernel& k) {
   return LibraryConvShape{*cs, t};
 }
 
-bool cudnn_channels_last() {
+bool cudnn_channels_last(const kernels::Conv2dShape& s) {
   const char* v = std::getenv("VTC_CUDNN_CHANNELS_LAST");
-  return !v || std::string(v) != "0";
+  const std::string mode = v ? v : "";
+  if (mode == "0" || mode == "1") return mode == "1";
+  return s.c_in % 8 == 0 && s.c_out % 8 == 0 && s.w_out % 8 == 0 &&
+         s.n * s.h_out * s.w_out >= kChannelsLastPixels;
 }
 
 } // namespace vtc

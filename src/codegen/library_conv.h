@@ -38,8 +38,18 @@ struct LibraryConvCall {
 // The form of kernel k, or nullopt when cuDNN cannot compute it.
 std::optional<LibraryConvShape> library_conv_form(const Kernel& k);
 
-// Whether cuDNN convolutions run channels-last: yes, unless $VTC_CUDNN_CHANNELS_LAST is "0"
-// (NCHW weights and raw product, which cuDNN transposes itself on every call: kept to compare).
-bool cudnn_channels_last();
+// Whether cuDNN runs convolution `s` channels-last: where its channels and output rows are
+// whole 8-element vectors and its output has at least kChannelsLastPixels pixels over the batch.
+// Measured on the H200 (vtc bench greedy, f16, NCHW / channels-last where channels and rows are
+// whole vectors from 16384 pixels / every convolution channels-last): C3k2 b16 0.742 / 0.696 /
+// 0.693 ms, YOLO11n b16 1.892 / 1.889 / 1.977, ShuffleNet V2 b16 (58 and 116 channels) 0.753 /
+// 0.759 / 1.217, but YOLO11n b1 0.642 / 0.684 / 0.685 and C3k2 b1 0.085 / 0.088 / 0.088: on
+// 160 x 160 planes of one image the separate input transpose costs more than the two cuDNN's
+// own transposes it replaces, hence 65536 (b16 at 80 x 80). Else NCHW weights and raw product,
+// which cuDNN transposes itself on every call.
+// $VTC_CUDNN_CHANNELS_LAST "0" keeps every convolution NCHW, "1" makes every one channels-last
+// (to compare).
+inline constexpr int64_t kChannelsLastPixels = 65536;
+bool cudnn_channels_last(const kernels::Conv2dShape& s);
 
 } // namespace vtc

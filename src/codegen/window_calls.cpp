@@ -221,7 +221,7 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
   VTC_CHECK(form) << k.name << ": no library computes it";
   const bool cublaslt = k.impl == KernelImpl::cublaslt_conv;
   KernelCall library{cublaslt ? "cublasLtMatmul" : "cudnnConvolutionForward", {}, {}};
-  const bool channels_last = !cublaslt && cudnn_channels_last();
+  const bool channels_last = !cublaslt && cudnn_channels_last(form->shape);
   library.library_conv =
       LibraryConvCall{*form, c.g.physical_buffer(k.anchor->inputs[0]),
                       c.g.physical_buffer(k.anchor->inputs[1]), k.impl, channels_last};

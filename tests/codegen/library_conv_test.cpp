@@ -4,6 +4,8 @@
 // target then keeps physical.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "codegen/library_conv.h"
 #include "device/cublaslt_conv.h"
 #include "device/cudnn_conv.h"
@@ -149,6 +151,24 @@ TEST(LibraryConvChoice, PointwiseConvolutionsByLibrary) {
   kernels::Conv2dShape strided = large->shape;
   strided.stride_h = strided.stride_w = 2;
   EXPECT_FALSE(device::cublaslt_conv_fits(strided));
+}
+
+// cuDNN runs channels-last on large outputs whose channels and rows are whole vectors.
+TEST(LibraryConvChoice, ChannelsLastWhereMeasuredFaster) {
+  if (std::getenv("VTC_CUDNN_CHANNELS_LAST")) GTEST_SKIP() << "VTC_CUDNN_CHANNELS_LAST is set";
+  // C3k2's 3 x 3 at batch 16: 16 x 160 x 160 output pixels of 32 channels.
+  const kernels::Conv2dShape c3k2{16, 64, 160, 160, 32, 160, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  EXPECT_TRUE(cudnn_channels_last(c3k2));
+  kernels::Conv2dShape one_image = c3k2; // 25600 pixels
+  one_image.n = 1;
+  EXPECT_FALSE(cudnn_channels_last(one_image));
+  kernels::Conv2dShape odd_channels = c3k2; // ShuffleNet V2's 58 channels
+  odd_channels.c_in = odd_channels.c_out = 58;
+  EXPECT_FALSE(cudnn_channels_last(odd_channels));
+  kernels::Conv2dShape short_rows = c3k2; // rows of 20 pixels: not whole vectors
+  short_rows.n = 256;
+  short_rows.h = short_rows.w = short_rows.h_out = short_rows.w_out = 20;
+  EXPECT_FALSE(cudnn_channels_last(short_rows));
 }
 
 TEST(LibraryConvChoice, ModesAndPhysicalOperands) {

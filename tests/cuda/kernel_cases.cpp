@@ -306,8 +306,9 @@ std::string translation_unit(const std::vector<Case>& cases) {
         "using namespace vtc::kernels;\n"
         "using namespace vtc::kernels::test;\n\n";
   for (const Case& c : cases) {
-    os << "extern \"C\" __global__ void __launch_bounds__(" << c.launch.block[0] << ", "
-       << c.launch.min_blocks << ") " << c.name << "(";
+    os << "extern \"C\" __global__ void __launch_bounds__("
+       << c.launch.block[0] * c.launch.block[1] * c.launch.block[2] << ", " << c.launch.min_blocks
+       << ") " << c.name << "(";
     for (size_t i = 0; i < c.ops.size(); ++i)
       os << "void* p" << i << "_0, void* p" << i << "_1, ";
     os << "float* ws) {\n  (void)ws;\n  ";

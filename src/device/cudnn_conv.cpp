@@ -246,10 +246,6 @@ std::string CudnnConv::algorithm() const {
   return "cuDNN " + algorithm_name(plan_->algo) + (plan_->channels_last ? " (NHWC)" : "");
 }
 
-bool CudnnConv::output_channels_last() const {
-  return plan_->channels_last;
-}
-
 namespace {
 
 void* ptr(CUdeviceptr a) {
@@ -260,8 +256,12 @@ void* ptr(CUdeviceptr a) {
 
 void CudnnConv::prepare_weights(CUstream stream, CUdeviceptr w) {
   Plan& p = *plan_;
-  if (!p.channels_last || p.prepared.count(w)) return;
-  DeviceBuffer& to = p.prepared.emplace(w, DeviceBuffer(p.weight_bytes)).first->second;
+  if (!p.channels_last) return;
+  // Transposed again when the address is seen again: another executor's constants may have
+  // come to lie where an earlier one's were.
+  auto it = p.prepared.find(w);
+  if (it == p.prepared.end()) it = p.prepared.emplace(w, DeviceBuffer(p.weight_bytes)).first;
+  DeviceBuffer& to = it->second;
   Cudnn& c = *p.c;
   const float one = 1.0f, zero = 0.0f;
   std::lock_guard lock(c.mutex);
@@ -318,9 +318,6 @@ CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype, bool) {
 CudnnConv::~CudnnConv() = default;
 size_t CudnnConv::workspace_bytes() const {
   return 0;
-}
-bool CudnnConv::output_channels_last() const {
-  return false;
 }
 void CudnnConv::prepare_weights(CUstream, CUdeviceptr) {}
 size_t CudnnConv::prepared_bytes() const {

@@ -4,12 +4,13 @@
 // its descriptors, the algorithm cuDNN's heuristics rank first among those that run in at most
 // kCudnnWorkspaceLimit bytes of workspace (the heuristics answer the same for the same shape,
 // so every strategy of a model runs the same algorithm and gets the same bits), and that
-// algorithm's workspace. Channels-last (the default), the weights are transposed once to
-// [c_out, kh, kw, c_in] (prepare_weights), the input is transposed to NHWC at the start of the
-// workspace on every call (cuDNN has no algorithm for an NCHW input with NHWC weights and
-// output), and the raw product is written NHWC: cuDNN's tensor-core kernels are channels-last,
-// and given NCHW weights and output it transposes both in kernels of its own on every call. Built
-// without <cudnn.h>, cudnn_available() is false and a CudnnConv throws.
+// algorithm's workspace. Channels-last (where codegen's cudnn_channels_last says), the
+// weights are transposed once to [c_out, kh, kw, c_in] (prepare_weights), the input is
+// transposed to NHWC at the start of the workspace on every call (cuDNN has no algorithm for
+// an NCHW input with NHWC weights and output), and the raw product is written NHWC: cuDNN's
+// tensor-core kernels are channels-last, and given NCHW weights and output it transposes both
+// in kernels of its own on every call. Built without <cudnn.h>, cudnn_available() is false and
+// a CudnnConv throws.
 #pragma once
 
 #include <cstddef>
@@ -40,7 +41,6 @@ public:
   ~CudnnConv() override;
 
   size_t workspace_bytes() const override;
-  bool output_channels_last() const override;
   void prepare_weights(CUstream stream, CUdeviceptr w) override;
   size_t prepared_bytes() const override;
   // cuDNN's name for the algorithm ("cuDNN IMPLICIT_PRECOMP_GEMM", ...).

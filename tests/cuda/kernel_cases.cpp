@@ -850,33 +850,23 @@ Case upsample_case(DType t, Layout in, Layout out, int64_t n, int64_t ch, int64_
   return c;
 }
 
-Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t ch, int64_t h, int64_t w) {
+Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t ch, int64_t h, int64_t w,
+                           bool channels_last) {
   Case c;
-  c.family = "library_epilogue";
+  c.family = channels_last ? "library_epilogue_nhwc" : "library_epilogue";
   c.name = c.family + suffix(t, Layout::dense, out);
   c.group = c.family + "_" + dtype_name(t) + shape_key({n, ch, h, w});
-  c.ops = {make_operand(t, {n, ch, h, w}, out), make_operand(t, {n, ch, h, w}, Layout::dense)};
+  const std::vector<int64_t> raw =
+      channels_last ? std::vector<int64_t>{n, h, w, ch} : std::vector<int64_t>{n, ch, h, w};
+  c.ops = {make_operand(t, {n, ch, h, w}, out), make_operand(t, raw, Layout::dense)};
   const std::string extent = "Index<4>{" + lits(n, ch, h, w) + "}";
-  c.call = "library_epilogue(@0, @1.ptr(Index<4>{}), " + extent + ");";
-  c.launch = k::library_epilogue_launch(k::Index<4>{n, ch, h, w});
-  c.bytes = 2.0 * double(n * ch * h * w) * double(dtype_bytes(t));
-  c.tol = 0;
-  c.ref = [=](const Inputs& x, int64_t f) { return double(x[0][size_t(f)]); };
-  return c;
-}
-
-Case library_epilogue_nhwc_case(DType t, Layout out, int64_t n, int64_t ch, int64_t h, int64_t w) {
-  Case c;
-  c.family = "library_epilogue_nhwc";
-  c.name = c.family + suffix(t, Layout::dense, out);
-  c.group = c.family + "_" + dtype_name(t) + shape_key({n, ch, h, w});
-  c.ops = {make_operand(t, {n, ch, h, w}, out), make_operand(t, {n, h, w, ch}, Layout::dense)};
-  const std::string extent = "Index<4>{" + lits(n, ch, h, w) + "}";
-  c.call = "library_epilogue_nhwc(@0, @1.ptr(Index<4>{}), " + extent + ");";
-  c.launch = k::library_epilogue_nhwc_launch(k::Index<4>{n, ch, h, w});
+  c.call = c.family + "(@0, @1.ptr(Index<4>{}), " + extent + ");";
+  c.launch = channels_last ? k::library_epilogue_nhwc_launch(k::Index<4>{n, ch, h, w})
+                           : k::library_epilogue_launch(k::Index<4>{n, ch, h, w});
   c.bytes = 2.0 * double(n * ch * h * w) * double(dtype_bytes(t));
   c.tol = 0;
   c.ref = [=](const Inputs& x, int64_t f) {
+    if (!channels_last) return double(x[0][size_t(f)]);
     const int64_t b = f / (ch * h * w), cc = f / (h * w) % ch, y = f / w % h, xo = f % w;
     return double(x[0][size_t(((b * h + y) * w + xo) * ch + cc)]);
   };
@@ -1011,15 +1001,15 @@ std::vector<CaseFamily> representative_cases() {
     // A library's raw product stored through every kind of output: rows of 37 (a partial
     // group of 8 per row, unaligned rows) and of 64.
     for (Layout out : {Layout::dense, Layout::transposed, Layout::concat, Layout::concat_last}) {
-      window.push_back(library_epilogue_case(t, out, 2, 3, 5, 37));
-      window.push_back(library_epilogue_case(t, out, 1, 4, 3, 64));
+      window.push_back(library_epilogue_case(t, out, 2, 3, 5, 37, false));
+      window.push_back(library_epilogue_case(t, out, 1, 4, 3, 64, false));
       window.back().name += "_w64";
       // Channels-last raw products: 3 channels (no whole vector), 72 (a partial second tile of
       // channels) over rows of 64, and rows of 12 (groups of 8 pixels across rows).
-      window.push_back(library_epilogue_nhwc_case(t, out, 2, 3, 5, 37));
-      window.push_back(library_epilogue_nhwc_case(t, out, 1, 72, 3, 64));
+      window.push_back(library_epilogue_case(t, out, 2, 3, 5, 37, true));
+      window.push_back(library_epilogue_case(t, out, 1, 72, 3, 64, true));
       window.back().name += "_c72";
-      window.push_back(library_epilogue_nhwc_case(t, out, 2, 16, 7, 12));
+      window.push_back(library_epilogue_case(t, out, 2, 16, 7, 12, true));
       window.back().name += "_w12";
     }
     attention.push_back(attention_case(t, Layout::dense, 1, 8, 4096, 64, 8, 4096, 30.0f));

@@ -113,10 +113,10 @@ Case depthwise_case(DType t, Layout in, int64_t n, int64_t c, int64_t h, int64_t
 // The implicit GEMM (conv2d_tc / conv2d_f32), or with `direct` conv2d_direct (few taps).
 Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w, int64_t c_out,
                int64_t k, int64_t stride, int64_t pad, bool direct = false);
-// library_epilogue (kernels/cuda/library_epilogue.h): a dense raw product stored through `out`.
-Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t c, int64_t h, int64_t w);
-// library_epilogue_nhwc: a dense [n, h, w, c] raw product stored through `out` ([n, c, h, w]).
-Case library_epilogue_nhwc_case(DType t, Layout out, int64_t n, int64_t c, int64_t h, int64_t w);
+// library_epilogue (kernels/cuda/library_epilogue.h): a dense raw product stored through `out`,
+// [n, c, h, w], or [n, h, w, c] read by library_epilogue_nhwc when `channels_last`.
+Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t c, int64_t h, int64_t w,
+                           bool channels_last);
 Case upsample_case(DType t, Layout in, Layout out, int64_t n, int64_t c, int64_t h, int64_t w,
                    int64_t factor);
 

@@ -48,15 +48,19 @@ struct Identity {
 // 32 x 8 threads.
 inline constexpr int64_t kTransposeTile = 32;
 
-template <int R> VTC_HD constexpr int64_t transpose_tiles(const MapShape<R>& s, int j) {
-  return map_elements(s) / (s.extent[j] * s.extent[R - 1]) * cdiv(s.extent[j], kTransposeTile) *
-         cdiv(s.extent[R - 1], kTransposeTile);
+// Tiles of `elements` elements whose dimensions J and R-1 have extents ej and el.
+VTC_HD constexpr int64_t transpose_tiles(int64_t elements, int64_t ej, int64_t el) {
+  return elements / (ej * el) * cdiv(ej, kTransposeTile) * cdiv(el, kTransposeTile);
 }
 // One tile a block, up to the grid-stride cap.
+VTC_HD constexpr Launch copy_transposed_launch(int64_t elements, int64_t ej, int64_t el) {
+  return Launch{
+      {unsigned(clamp64(transpose_tiles(elements, ej, el), 1, kMaxGridStrideBlocks)), 1, 1},
+      {unsigned(kTransposeTile), 8, 1},
+      0};
+}
 template <int R> VTC_HD constexpr Launch copy_transposed_launch(const MapShape<R>& s, int j) {
-  return Launch{{unsigned(clamp64(transpose_tiles(s, j), 1, kMaxGridStrideBlocks)), 1, 1},
-                {unsigned(kTransposeTile), 8, 1},
-                0};
+  return copy_transposed_launch(map_elements(s), s.extent[j], s.extent[R - 1]);
 }
 
 } // namespace vtc::kernels
@@ -172,7 +176,8 @@ __device__ void copy_transposed(Out out, In in, MapShape<R> s) {
   using V = decltype(in.load(Index<R>{}));
   __shared__ V tile[T][T + 1];
   const int64_t ej = s.extent[J], el = s.extent[R - 1];
-  const int64_t tj = cdiv(ej, T), tl = cdiv(el, T), tiles = transpose_tiles(s, J);
+  const int64_t tj = cdiv(ej, T), tl = cdiv(el, T),
+                tiles = transpose_tiles(map_elements(s), ej, el);
   // The dimensions other than J and R-1 (then an unused last entry): the outer index of a tile.
   int64_t outer_extent[R - 1] = {};
   for (int d = 0, k = 0; d < R - 1; ++d)

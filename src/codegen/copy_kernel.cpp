@@ -34,19 +34,18 @@ bool tiled_transposes() {
   return !v || std::string(v) != "0";
 }
 
-KernelCall copy_transposed_call(const Acc& out, const Shape& shape, const Acc& in, int j) {
+// The MapShape literal of `shape`, as the cuda copy kernels take it.
+std::string map_shape_literal(const Shape& shape) {
   std::string extents;
   for (size_t d = 0; d < shape.size(); ++d)
     extents += (d ? ", " : "") + std::to_string(shape[d]);
-  const int r = int(shape.size());
-  KernelCall call{"copy_transposed",
-                  {std::to_string(j)},
-                  {out.init, in.init, "MapShape<" + std::to_string(r) + ">{{" + extents + "}}"}};
-  kernels::MapShape<8> s{};
-  for (int d = 0; d < 8; ++d)
-    s.extent[d] = d < r - 1 ? shape[size_t(d)] : 1;
-  s.extent[7] = shape[size_t(r - 1)];
-  call.launch = kernels::copy_transposed_launch(s, j);
+  return "MapShape<" + std::to_string(shape.size()) + ">{{" + extents + "}}";
+}
+
+KernelCall copy_transposed_call(const Acc& out, const Shape& shape, const Acc& in, int j) {
+  KernelCall call{
+      "copy_transposed", {std::to_string(j)}, {out.init, in.init, map_shape_literal(shape)}};
+  call.launch = kernels::copy_transposed_launch(shape_numel(shape), shape[size_t(j)], shape.back());
   return call;
 }
 
@@ -54,7 +53,7 @@ KernelCall copy_transposed_call(const Acc& out, const Shape& shape, const Acc& i
 
 std::optional<int> transposed_dimension(const Mapping& in, const Shape& shape, int64_t elem_bytes) {
   const int r = int(shape.size());
-  if (r < 2 || r > 8 || in.pieces.size() != 1 || shape[size_t(r - 1)] < kTransposeRun ||
+  if (r < 2 || in.pieces.size() != 1 || shape[size_t(r - 1)] < kTransposeRun ||
       contiguity(in, elem_bytes).run >= kTransposeRun)
     return std::nullopt;
   std::optional<int> best;
@@ -84,11 +83,7 @@ bool generates_copy(const Node& n) {
 KernelCall copy_call(const Dialect& dialect, const Acc& out, const Shape& shape, const Acc& in) {
   if (dialect.library() == KernelLibrary::cpu)
     return {"copy", {}, {out.init, shape_array(shape), in.init}};
-  std::string extents;
-  for (size_t d = 0; d < shape.size(); ++d)
-    extents += (d ? ", " : "") + std::to_string(shape[d]);
-  const std::string r = std::to_string(shape.size());
-  KernelCall call{"copy", {}, {out.init, in.init, "MapShape<" + r + ">{{" + extents + "}}"}};
+  KernelCall call{"copy", {}, {out.init, in.init, map_shape_literal(shape)}};
   call.launch = kernels::copy_launch(kernels::MapShape<1>{{shape_numel(shape)}});
   return call;
 }

@@ -14,14 +14,16 @@
 // the chain of the cpu target's kernels.
 //
 // gemm_f32_small: products whose whole output is small (M * N <= 1024: EfficientViT's linear
-// attention, 17 x 16 over K = 1024 per head), a block per batch and a thread per output, the
-// same chain over k. gemm_f32's 128 x 128 tile put such a product in one block of mostly idle
-// threads, each walking all of K with its 8 x 8 outputs (0.4 TFLOP/s in EfficientViT at batch
-// 16). K goes in chunks (gemm_f32_small_chunk): the whole block stages a chunk of A's rows and
-// B's columns in shared memory (neighbouring threads along B's runs: n where B has them, else
-// k, as for a transposed K), then every thread continues its chain from there. Reading the
-// operands per thread instead left each chain waiting on one load at a time (195 GB/s in the
-// model, through the virtual Pad and Transpose of the attention's operands).
+// attention, 17 x 16 over K = 1024 per head), a thread per output, blocks by batch and by
+// split of K (k_split: gemm_f32_small_k_split of the shape): each split's chain over its k
+// from 0, the splits' sums added in split order by the batch's last split to finish (a counter
+// per batch in the workspace, which starts and is left zero). gemm_f32's 128 x 128 tile put such a
+// product in one block of mostly idle threads, each walking all of K with its 8 x 8 outputs (0.4
+// TFLOP/s in EfficientViT at batch 16). K goes in chunks (gemm_f32_small_chunk): the whole block
+// stages a chunk of A's rows and B's columns in shared memory (neighbouring threads along B's runs:
+// n where B has them, else k, as for a transposed K), then every thread continues its chain from
+// there. Reading the operands per thread instead left each chain waiting on one load at a time (195
+// GB/s in the model, through the virtual Pad and Transpose of the attention's operands).
 //
 // Decode-sized M (<= 16) belongs to gemv.h.
 #pragma once
@@ -68,10 +70,56 @@ VTC_HD constexpr int64_t gemm_f32_small_chunk(const GemmShape& s) {
   return c;
 }
 
-VTC_HD constexpr Launch gemm_f32_small_launch(const GemmShape& s) {
+// Split-K: the blocks gemm_f32_small aims for (four a multiprocessor of an H100 / H200: a block
+// a batch left 256 batches two blocks of 288 threads a multiprocessor, each waiting on its own
+// chain of loads), each split a whole number of chunks.
+inline constexpr int64_t kGemmF32SmallBlocks = 132 * 4;
+// The k each split takes (K itself: no split).
+VTC_HD constexpr int64_t gemm_f32_small_k_split(const GemmShape& s) {
+  const int64_t c = gemm_f32_small_chunk(s), kk = max64(s.k, 1);
+  const int64_t splits = clamp64(kGemmF32SmallBlocks / max64(s.batch, 1), 1, cdiv(kk, c));
+  return cdiv(cdiv(kk, splits), c) * c;
+}
+VTC_HD constexpr int64_t gemm_f32_small_splits(const GemmShape& s, int64_t k_split) {
+  return max64(1, cdiv(s.k, max64(k_split, 1)));
+}
+// Partial sums [batch][splits][m * n] floats, then a counter per batch; 0 without split-K.
+VTC_HD constexpr int64_t gemm_f32_small_workspace_bytes(const GemmShape& s, int64_t k_split) {
+  const int64_t splits = gemm_f32_small_splits(s, k_split);
+  return splits == 1 ? 0 : s.batch * splits * s.m * s.n * 4 + s.batch * 4;
+}
+
+// gemm_f32_skinny: K and one of M and N at most 32 (the short side), the other long. A
+// thread a long-side index: the short operand staged whole in shared memory, the thread's K
+// values of the long one in registers.
+inline constexpr int64_t kGemmF32SkinnyMaxShort = 32, kGemmF32SkinnyMaxK = 32;
+inline constexpr int kGemmF32SkinnyThreads = 256;
+VTC_HD constexpr bool gemm_f32_skinny_fits(const GemmShape& s) {
+  return s.k <= kGemmF32SkinnyMaxK &&
+         (s.m <= kGemmF32SkinnyMaxShort || s.n <= kGemmF32SkinnyMaxShort);
+}
+// Whether the long side is M (rows: a thread a row), else N (a thread a column).
+VTC_HD constexpr bool gemm_f32_skinny_long_m(const GemmShape& s) {
+  return s.n <= kGemmF32SkinnyMaxShort && s.m > s.n;
+}
+VTC_HD constexpr Launch gemm_f32_skinny_launch(const GemmShape& s) {
+  const bool long_m = gemm_f32_skinny_long_m(s);
+  const int64_t long_side = long_m ? s.m : s.n, short_side = long_m ? s.n : s.m;
+  // The short operand, and for long M the block's outputs parked for coalesced stores.
+  const int64_t smem = (short_side * s.k + (long_m ? kGemmF32SkinnyThreads * (s.n + 1) : 0)) * 4;
+  return Launch{{unsigned(cdiv(long_side, kGemmF32SkinnyThreads)), 1, batch_grid(s.batch)},
+                {unsigned(kGemmF32SkinnyThreads), 1, 1},
+                unsigned(smem),
+                1};
+}
+
+VTC_HD constexpr Launch gemm_f32_small_launch(const GemmShape& s, int64_t k_split) {
   const unsigned threads = unsigned(clamp64(cdiv(s.m * s.n, 32) * 32, 32, kGemmF32SmallOutputs));
   const int64_t smem = (s.m + s.n) * (gemm_f32_small_chunk(s) + 1) * 4;
-  return Launch{{1, 1, batch_grid(s.batch)}, {threads, 1, 1}, unsigned(smem), 1};
+  return Launch{{1, unsigned(gemm_f32_small_splits(s, k_split)), batch_grid(s.batch)},
+                {threads, 1, 1},
+                unsigned(smem),
+                1};
 }
 
 } // namespace vtc::kernels
@@ -234,11 +282,87 @@ template <class Out, class A, class B> __device__ void gemm_f32(Out out, A a, B 
   }
 }
 
+// Elements e = t, t + T, ... below `count` read by load(e) and handed to park(e, value),
+// kStagedInFlight loads issued before their values are parked: element by element, one load at
+// a time left each thread waiting on one read (EfficientViT's linear attention at 0.36 TB/s).
+inline constexpr int kStagedInFlight = 8;
+template <class Load, class Park>
+__device__ VTC_INLINE void stage_in_flight(int t, int T, int count, Load&& load, Park&& park) {
+  for (int e0 = t; e0 < count; e0 += T * kStagedInFlight) {
+    float v[kStagedInFlight];
+#pragma unroll
+    for (int j = 0; j < kStagedInFlight; ++j)
+      if (e0 + j * T < count) v[j] = load(e0 + j * T);
+#pragma unroll
+    for (int j = 0; j < kStagedInFlight; ++j)
+      if (e0 + j * T < count) park(e0 + j * T, v[j]);
+  }
+}
+
+// A product over a short K with one short side (gemm_f32_skinny_fits: EfficientViT's linear
+// attention q . (k^T . v) per head, 1024 x 16 by 16 x 17): thread t of block (x, batch) takes
+// long-side index x * 256 + t, every short-side output of it, from the short operand staged
+// in shared memory and its K values of the long one loaded at once (every load in flight before
+// the first product); the chain of gemm_f32, acc = fma(A[m, k], B[k, n], acc) from k = 0, so
+// the same bits. For a long M the block's rows are parked in shared memory and stored in the
+// order of the output's rows (neighbouring threads, neighbouring elements). gemm_f32's 128 x 128
+// tile left 111 of 128 columns idle on such a product (0.36 TB/s in EfficientViT at batch 16).
+// Launch: gemm_f32_skinny_launch.
+template <class Out, class A, class B>
+__device__ void gemm_f32_skinny(Out out, A a, B b, GemmShape s) {
+  static_assert(Out::rank == 3 && A::rank == 3 && B::rank == 3, "gemm_f32_skinny: rank-3");
+  constexpr int SR = int(kGemmF32SkinnyMaxShort), KR = int(kGemmF32SkinnyMaxK);
+  constexpr int T = kGemmF32SkinnyThreads;
+  extern __shared__ __align__(16) unsigned char vtc_smem[];
+  const bool long_m = gemm_f32_skinny_long_m(s);
+  const int K = int(s.k), S = int(long_m ? s.n : s.m), t = int(threadIdx.x);
+  const int64_t L = long_m ? s.m : s.n, l0 = int64_t(blockIdx.x) * T, l = l0 + t;
+  float* shorts = reinterpret_cast<float*>(vtc_smem); // [S][K]: B's columns or A's rows
+  float* park = shorts + S * K;                       // [T][S + 1]: a long M's outputs
+  for (int64_t bi = blockIdx.z; bi < s.batch; bi += gridDim.z) {
+    __syncthreads(); // the previous batch's staging is consumed
+    for (int e = t; e < S * K; e += T) {
+      const int j = e / K, k = e % K;
+      shorts[e] = long_m ? float(b.load(Index<3>{bi, k, j})) : float(a.load(Index<3>{bi, j, k}));
+    }
+    float lv[KR];
+#pragma unroll
+    for (int k = 0; k < KR; ++k)
+      lv[k] = k < K && l < L
+                  ? (long_m ? float(a.load(Index<3>{bi, l, k})) : float(b.load(Index<3>{bi, k, l})))
+                  : 0.0f;
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < SR; ++j) {
+      if (j >= S) break;
+      float acc = 0.0f;
+#pragma unroll
+      for (int k = 0; k < KR; ++k)
+        if (k < K)
+          acc = fmaf(long_m ? lv[k] : shorts[j * K + k], long_m ? shorts[j * K + k] : lv[k], acc);
+      if (long_m) {
+        park[t * (S + 1) + j] = acc;
+      } else if (l < L) {
+        const float v[1] = {acc};
+        cuda::store_floats<1>(out, Index<3>{bi, j, l}, false, s.n, v);
+      }
+    }
+    if (long_m) {
+      __syncthreads();
+      const int rows = int(min64(T, L - l0));
+      for (int e = t; e < rows * S; e += T) {
+        const float v[1] = {park[e / S * (S + 1) + e % S]};
+        cuda::store_floats<1>(out, Index<3>{bi, l0 + e / S, e % S}, false, s.n, v);
+      }
+    }
+  }
+}
+
 // A small product (gemm_f32_small_fits): thread t computes output (t / N, t % N) of each batch
 // the block walks, its chain over k read from the chunks the block stages. Launch:
 // gemm_f32_small_launch.
 template <class Out, class A, class B>
-__device__ void gemm_f32_small(Out out, A a, B b, GemmShape s) {
+__device__ void gemm_f32_small(Out out, A a, B b, void* ws, GemmShape s, int64_t k_split) {
   static_assert(Out::rank == 3 && A::rank == 3 && B::rank == 3, "gemm_f32_small: rank-3 accessors");
   using namespace cuda;
   extern __shared__ __align__(16) unsigned char vtc_smem[];
@@ -251,17 +375,34 @@ __device__ void gemm_f32_small(Out out, A a, B b, GemmShape s) {
   const int m = active ? int(t / N) : 0, n = active ? int(t % N) : 0;
   // B's chunk in the order of its runs: along n where it has them, else along k.
   constexpr bool b_along_n = B::contig > 1;
+  const int64_t splits = gemm_f32_small_splits(s, k_split), split = blockIdx.y;
+  const int64_t k_begin = split * k_split, k_end = min64(K, k_begin + k_split);
+  float* partial = static_cast<float*>(ws);
+  unsigned* counters = reinterpret_cast<unsigned*>(partial + s.batch * splits * M * N);
+  __shared__ bool last_split;
   for (int64_t bi = blockIdx.z; bi < s.batch; bi += gridDim.z) {
     float acc = 0.0f;
-    for (int64_t k0 = 0; k0 < K; k0 += C) {
-      const int width = int(min64(C, K - k0));
+    for (int64_t k0 = k_begin; k0 < k_end; k0 += C) {
+      const int width = int(min64(C, k_end - k0));
       __syncthreads(); // the previous chunk is consumed
-      for (int e = t; e < M * width; e += T)
-        as[e / width * pitch + e % width] = float(a.load(Index<3>{bi, e / width, k0 + e % width}));
-      for (int e = t; e < N * width; e += T) {
-        const int col = b_along_n ? e % int(N) : e / width, kk = b_along_n ? e / int(N) : e % width;
-        bs[col * pitch + kk] = float(b.load(Index<3>{bi, k0 + kk, col}));
-      }
+      stage_in_flight(
+          t, T, int(M) * width,
+          [&](int e) {
+            return float(a.load(Index<3>{bi, e / width, k0 + e % width}));
+          },
+          [&](int e, float v) { as[e / width * pitch + e % width] = v; });
+      stage_in_flight(
+          t, T, int(N) * width,
+          [&](int e) {
+            const int col = b_along_n ? e % int(N) : e / width,
+                      kk = b_along_n ? e / int(N) : e % width;
+            return float(b.load(Index<3>{bi, k0 + kk, col}));
+          },
+          [&](int e, float v) {
+            const int col = b_along_n ? e % int(N) : e / width,
+                      kk = b_along_n ? e / int(N) : e % width;
+            bs[col * pitch + kk] = v;
+          });
       __syncthreads();
       if (active) {
         const float* ar = as + m * pitch;
@@ -270,6 +411,21 @@ __device__ void gemm_f32_small(Out out, A a, B b, GemmShape s) {
         for (int kk = 0; kk < width; ++kk)
           acc = fmaf(ar[kk], bc[kk], acc);
       }
+    }
+    if (splits > 1) { // park the split's sum; the batch's last split to finish adds them
+      if (active) partial[(bi * splits + split) * M * N + t] = acc;
+      __threadfence();
+      __syncthreads();
+      if (t == 0) last_split = atomicAdd(counters + bi, 1u) == unsigned(splits - 1);
+      __syncthreads();
+      if (!last_split) continue;
+      __threadfence();
+      if (active) {
+        acc = ld_cg(partial + bi * splits * M * N + t);
+        for (int64_t c = 1; c < splits; ++c)
+          acc += ld_cg(partial + (bi * splits + c) * M * N + t);
+      }
+      if (t == 0) counters[bi] = 0u;
     }
     if (active) {
       const float v[1] = {acc};

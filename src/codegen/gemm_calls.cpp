@@ -3,6 +3,8 @@
 // through its transpose on gemm_bt, and f32 products on a library (OpenBLAS) followed by
 // their epilogue in one pass over the output.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "codegen/kernel_calls.h"
 #include "codegen/library_gemm.h"
@@ -30,15 +32,26 @@ bool on_cuda(const AccessorEmitter& g) {
 constexpr int64_t kGemvTcMinRows = 1;
 
 // Batches from which a decode-sized f32 product with a small output runs on gemm_f32_small
-// (a block a batch, each thread's chain over K in turn) rather than gemv (split over K).
-// Measured on the H200, EfficientViT's 16 x 17 over K = 1024: at 256 batches 0.088 ms against
-// gemv's 0.345; at 16 batches 0.049 against gemv's 0.030 (too few blocks to hide the chain).
-constexpr int64_t kGemmF32SmallMinBatch = 64;
+// rather than gemv (split over K). Measured on the H200, EfficientViT's 16 x 17 over K = 1024:
+// a block a batch took 0.088 ms at 256 batches against gemv's 0.345, and 0.049 at 16 batches
+// against gemv's 0.030 (too few blocks to hide the chain), hence 64 then; split over K as well,
+// 0.051 at 256 batches and 0.012 at 16, so every batch now ($VTC_CUDA_SMALL_F32=0: 64).
+int64_t gemm_f32_small_min_batch(bool before) {
+  return before ? 64 : 1;
+}
+
+// $VTC_CUDA_SMALL_F32=0: small f32 products as before gemm_f32_skinny and gemm_f32_small's
+// split over K (to compare).
+bool small_f32_products_as_before() {
+  const char* v = std::getenv("VTC_CUDA_SMALL_F32");
+  return v && std::string(v) == "0";
+}
 
 // C = A . B on cuda: gemv (split-K) for decode-sized M — on the tensor cores from
 // kGemvTcMinRows rows of two 16-bit operands —, else the tensor-core GEMM (its tile and split-K
 // planned from the shape) for two f16 or two bf16 operands and the f32 one otherwise (a thread an
-// output where the whole output is small: gemm_f32_small). The choice is
+// output where the whole output is small: gemm_f32_small; a thread a column where M and K are
+// small: gemm_f32_skinny). The choice is
 // the shape's and dtypes', so every strategy gets the same kernel.
 KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DType tb, int64_t batch,
                         int64_t M, int64_t N, int64_t K) {
@@ -54,7 +67,8 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
   // A small output in many batches (EfficientViT's k^T . v per head, 16 x 17 over 1024
   // tokens, 256 of them at batch 16) runs a thread an output, not split over K by gemv,
   // whose blocks are built for wide N.
-  if (M <= 16 && !(small && batch >= kGemmF32SmallMinBatch)) {
+  const bool before = small_f32_products_as_before();
+  if (M <= 16 && !(small && batch >= gemm_f32_small_min_batch(before))) {
     const bool on_tc = tc && M >= kGemvTcMinRows;
     const kernels::GemvShape gs = on_tc ? kernels::make_gemv_tc_shape(batch, M, N, K)
                                         : kernels::make_gemv_shape(batch, M, N, K);
@@ -68,10 +82,20 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
   }
   if (tc)
     return tc_call("gemm_tc", {C.init, A.init, B.init}, kernels::plan_gemm_tc(batch, M, N, K));
-  KernelCall call{small ? "gemm_f32_small" : "gemm_f32",
-                  {},
-                  {C.init, A.init, B.init, "GemmShape{" + list({batch, M, N, K}) + "}"}};
-  call.launch = small ? kernels::gemm_f32_small_launch(product) : kernels::gemm_f32_launch(product);
+  const std::string shape = "GemmShape{" + list({batch, M, N, K}) + "}";
+  if (small) {
+    const int64_t k_split =
+        before ? std::max<int64_t>(K, 1) : kernels::gemm_f32_small_k_split(product);
+    KernelCall call{
+        "gemm_f32_small", {}, {C.init, A.init, B.init, "ws", shape, std::to_string(k_split)}};
+    call.launch = kernels::gemm_f32_small_launch(product, k_split);
+    call.workspace_bytes = kernels::gemm_f32_small_workspace_bytes(product, k_split);
+    return call;
+  }
+  const bool skinny = !before && kernels::gemm_f32_skinny_fits(product);
+  KernelCall call{skinny ? "gemm_f32_skinny" : "gemm_f32", {}, {C.init, A.init, B.init, shape}};
+  call.launch =
+      skinny ? kernels::gemm_f32_skinny_launch(product) : kernels::gemm_f32_launch(product);
   return call;
 }
 

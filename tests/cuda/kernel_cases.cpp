@@ -400,8 +400,15 @@ Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t
     c.workspace_bytes = k::gemm_tc_workspace_bytes(p);
   } else if (k::gemm_f32_small_fits(s)) { // as code generation picks it
     c.name = "gemm_f32_small" + suffix(t, in, out);
-    c.call = "gemm_f32_small(@0, @1, @2, GemmShape{" + lits(batch, m, n, kk) + "});";
-    c.launch = k::gemm_f32_small_launch(s);
+    const int64_t k_split = k::gemm_f32_small_k_split(s);
+    c.call = "gemm_f32_small(@0, @1, @2, ws, GemmShape{" + lits(batch, m, n, kk) + "}, " +
+             std::to_string(k_split) + ");";
+    c.launch = k::gemm_f32_small_launch(s, k_split);
+    c.workspace_bytes = k::gemm_f32_small_workspace_bytes(s, k_split);
+  } else if (k::gemm_f32_skinny_fits(s)) {
+    c.name = "gemm_f32_skinny" + suffix(t, in, out);
+    c.call = "gemm_f32_skinny(@0, @1, @2, GemmShape{" + lits(batch, m, n, kk) + "});";
+    c.launch = k::gemm_f32_skinny_launch(s);
   } else {
     c.call = c.family + "(@0, @1, @2, GemmShape{" + lits(batch, m, n, kk) + "});";
     c.launch = k::gemm_f32_launch(s);
@@ -882,8 +889,15 @@ std::vector<CaseFamily> representative_cases() {
     for (Layout in : ins) {
       copy.push_back(copy_case(t, in, Layout::dense, {3, 37, 200}));
       gemm.push_back(gemm_case(t, in, Layout::dense, 2, 130, 136, 72));
-      if (t == DType::f32) // a thread an output: a partial warp, K not a multiple of the unroll
+      if (t == DType::f32) { // a thread an output: a partial warp, K not a multiple of the
+        // unroll, split over K; a thread a column: a partial block of columns, K below the
+        // register count
         gemm.push_back(gemm_case(t, in, Layout::dense, 3, 17, 15, 1027));
+        for (const auto& [m, n] : {std::pair<int64_t, int64_t>{17, 300}, {300, 17}}) {
+          gemm.push_back(gemm_case(t, in, Layout::dense, 3, m, n, 13));
+          gemm.back().name += "_m" + std::to_string(m) + "n" + std::to_string(n);
+        }
+      }
       if (t != DType::f32) // the tensor-core plans: 16, 32, 64 and 128-row tiles, split-K,
         // and streamed tiles (more than two waves: 1128 tiles of 64 rows, partial in M, N and K)
         for (const auto& [b, m, n, kk] :
@@ -1089,6 +1103,12 @@ std::vector<Case> timed_cases() {
       attention_stream_tc_case(bf, d, 16, 32, 4096, 128, 4, -1, 0.0f),
       attention_stream_tc_case(bf, d, 1, 16, 8192, 256, 2, -1, 50.0f),
       attention_stream_tc_case(bf, d, 16, 16, 8192, 256, 2, -1, 50.0f),
+      // timed49: EfficientViT's other linear-attention product at batch 16, q . (k^T . v) per
+      // head, a thread a row; timed50: timed36 at batch 1 (16 heads), split over K; timed51:
+      // a thread a column.
+      gemm_case(f, d, d, 256, 1024, 17, 16),
+      gemm_case(f, d, d, 16, 16, 17, 1024),
+      gemm_case(f, d, d, 256, 17, 1024, 16),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

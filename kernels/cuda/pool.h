@@ -34,6 +34,9 @@ namespace depthwise_config {
 inline constexpr int kThreads = 128;
 inline constexpr int64_t kTileBytes = 24 * 1024;
 inline constexpr int64_t kParkBytes = kThreads * 8 * 4;
+// Output rows a thread computes together (a strip of one column), and the filter taps it keeps
+// in registers (5 x 5; larger filters are read from shared memory).
+inline constexpr int kStripRows = 4, kRegisterTaps = 25;
 } // namespace depthwise_config
 // Elements a thread moves as one 16-byte vector (8 of 16 bits, 4 of 32).
 template <class T> inline constexpr int depthwise_vector = sizeof(T) == 2 ? 8 : 4;
@@ -130,11 +133,13 @@ __device__ void avg_pool2d(Out out, In in, Pool2dShape s, bool count_include_pad
 // Weights W[c_out, 1, kh, kw]; bias and activation are the output accessor's epilogue. Launch:
 // depthwise_conv2d_launch. Block b: plane b / bands (image n, output channel co), band
 // b % bands. The input rows are staged 16 bytes at a time where the input allows (zeros in the
-// padding). Rows of whole vectors of VO outputs are computed a chunk of kThreads * VO at a
-// time, each thread taking neighbouring outputs of a row (the staged tile read without bank
-// conflicts) and parking its sums, then each thread stores VO adjacent outputs of the park as
-// one vector; other rows (small planes: 7, 14 or 28 wide) an output a thread, stored alone.
-// Every output's chain reads the staged taps in order, as the cpu target's.
+// padding). Each thread computes a strip of kStripRows outputs of one column (neighbouring
+// threads, neighbouring columns: the staged tile read without bank conflicts), reading each
+// input value of the strip's window once from shared memory (an output a thread read every tap
+// from it: the shared-memory pipe was the limit, 97 % busy against 16 % of DRAM's rate).
+// Rows of whole vectors of VO outputs park a chunk of strips, then each thread stores VO
+// adjacent outputs of the park as one vector; other rows (small planes: 7, 14 or 28 wide) store
+// each output alone. Every output's chain takes the taps in order, as the cpu target's.
 template <class Out, class In, class W>
 __device__ void depthwise_conv2d(Out out, In in, W w, Conv2dShape s) {
   static_assert(Out::rank == 4 && In::rank == 4 && W::rank == 4, "depthwise_conv2d: NCHW");
@@ -186,38 +191,72 @@ __device__ void depthwise_conv2d(Out out, In in, W w, Conv2dShape s) {
   __syncthreads();
   const int wo = int(s.w_out);
   const int sh = int(s.stride_h), sw = int(s.stride_w), dh = int(s.dil_h), dw = int(s.dil_w);
-  auto output = [&](int oy, int ox) {
-    const float* src = tile + oy * sh * tw + ox * sw;
-    float acc = 0.0f;
-    for (int r = 0; r < kh; ++r)
-      for (int q = 0; q < kw; ++q)
-        acc = fmaf(taps[r * kw + q], src[r * dh * tw + q * dw], acc);
-    return acc;
+  // The filter in registers where it fits (the shape is a literal of the generated call, so
+  // the loops below unroll and the tests on r fold away).
+  float tr[kRegisterTaps];
+#pragma unroll
+  for (int e = 0; e < kRegisterTaps; ++e)
+    tr[e] = e < kh * kw ? taps[e] : 0.0f;
+  // Outputs (g * R + j, ox), j < R, of a strip: the strip's input rows read once each, every
+  // value they hold fed to each output whose window covers it. Output j's chain still takes its
+  // taps in the order (r, q), the cpu target's.
+  constexpr int R = kStripRows;
+  static_assert(R * kThreads <= kThreads * VO, "depthwise_conv2d: the park holds a chunk");
+  auto strip = [&](int g, int ox, float(&acc)[R]) {
+#pragma unroll
+    for (int j = 0; j < R; ++j)
+      acc[j] = 0.0f;
+    const int y0 = g * R * sh, window = (R - 1) * sh + (kh - 1) * dh + 1;
+    const float* src = tile + ox * sw;
+    for (int y = 0; y < window; ++y) {
+      if (y0 + y >= rows) break;
+      for (int q = 0; q < kw; ++q) {
+        const float x = src[(y0 + y) * tw + q * dw];
+#pragma unroll
+        for (int j = 0; j < R; ++j) {
+          const int dy = y - j * sh;
+          if (dy < 0 || dy % dh != 0 || dy / dh >= kh) continue;
+          const int e = dy / dh * kw + q;
+          acc[j] = fmaf(kh * kw <= kRegisterTaps ? tr[e] : taps[e], x, acc[j]);
+        }
+      }
+    }
   };
-  if (wo % VO != 0) { // rows of partial vectors (small planes): an output a thread, stored alone
-    for (int e = tid; e < oys * wo; e += kThreads)
-      out.store(Index<4>{nb, co, oy0 + e / wo, e % wo}, output(e / wo, e % wo));
+  const int groups = (oys + R - 1) / R, items = groups * wo;
+  if (wo % VO != 0) { // rows of partial vectors (small planes): each output stored alone
+    for (int i = tid; i < items; i += kThreads) {
+      float acc[R];
+      strip(i / wo, i % wo, acc);
+#pragma unroll
+      for (int j = 0; j < R; ++j) {
+        const int oy = i / wo * R + j;
+        if (oy < oys) out.store(Index<4>{nb, co, oy0 + oy, i % wo}, acc[j]);
+      }
+    }
     return;
   }
-  // Outputs by chunks of kThreads * VO over the band's rows (whole vectors).
-  const int outputs = oys * wo;
-  for (int c0 = 0; c0 < outputs; c0 += kThreads * VO) {
+  // Whole vectors: a chunk of kThreads strips parked by row, then VO adjacent outputs of a row
+  // (neighbouring strips: wo and the chunk are multiples of VO) stored as one vector.
+  for (int c0 = 0; c0 < items; c0 += kThreads) {
+    const int i = c0 + tid;
+    float acc[R] = {};
+    if (i < items) strip(i / wo, i % wo, acc);
 #pragma unroll
-    for (int u = 0; u < VO; ++u) {
-      const int e = c0 + u * kThreads + tid, oy = e / wo, ox = e % wo;
-      if (e < outputs) park[u * kThreads + tid] = output(oy, ox);
-    }
+    for (int j = 0; j < R; ++j)
+      park[j * kThreads + tid] = acc[j];
     __syncthreads();
-    const int e = c0 + tid * VO, oy = e / wo, ox = e % wo;
-    if (e < outputs) {
-      float v[VO];
+    for (int v = tid; v < R * kThreads / VO; v += kThreads) {
+      const int j = v / (kThreads / VO), q0 = v % (kThreads / VO) * VO, i0 = c0 + q0;
+      const int oy = i0 / wo * R + j, ox = i0 % wo;
+      if (i0 >= items || oy >= oys) continue;
+      float vals[VO];
 #pragma unroll
       for (int u = 0; u < VO; u += 4) {
-        const float4 q = *reinterpret_cast<const float4*>(park + tid * VO + u);
-        v[u] = q.x, v[u + 1] = q.y, v[u + 2] = q.z, v[u + 3] = q.w;
+        const float4 q = *reinterpret_cast<const float4*>(park + j * kThreads + q0 + u);
+        vals[u] = q.x, vals[u + 1] = q.y, vals[u + 2] = q.z, vals[u + 3] = q.w;
       }
-      const Index<4> i{nb, co, oy0 + oy, ox};
-      cuda::store_floats<VO>(out, i, cuda::vector_at<VO>(out, i), wo, v);
+      const Index<4> o{nb, co, oy0 + oy, ox};
+      cuda::store_floats<VO>(out, o, cuda::vector_at<VO>(out, o), wo, vals);
     }
     __syncthreads();
   }

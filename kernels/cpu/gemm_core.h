@@ -34,6 +34,8 @@
 // from them, fetching rows ahead into the cache: row k of batch b, its N values contiguous,
 // or null where it is not in memory as such (then load_b_row loads it):
 //   const C* b_row_in_place(int64_t b, int64_t k) const;
+// The engine sees the Problem through function pointers (gemm_problem_ref.h), so that it is
+// compiled once per register tile rather than once per Problem type.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +44,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "gemm_problem_ref.h"
 #include "parallel.h"
 #include "simd.h"
 
@@ -208,12 +211,9 @@ inline void put_panel_row(const C* src, int64_t n, C* dst, int64_t panel_stride)
 }
 
 // Row k of B in place, or null (also for a Problem without b_row_in_place).
-template <typename C, typename Problem>
-inline const C* b_row_in_place_of(const Problem& p, int64_t b, int64_t k) {
-  if constexpr (requires { p.b_row_in_place(b, k); })
-    return p.b_row_in_place(b, k);
-  else
-    return nullptr;
+template <typename C>
+inline const C* b_row_in_place_of(const GemmProblemRef<C>& p, int64_t b, int64_t k) {
+  return p.b_row_in_place ? p.b_row_in_place(p.problem, b, k) : nullptr;
 }
 
 struct GemmBlocks {
@@ -333,8 +333,12 @@ template <int MR> inline int64_t packed_a_size(int64_t batch, int64_t M, int64_t
   return batch * ((M + MR - 1) / MR) * K * MR;
 }
 
-template <typename C, int MR, typename Problem>
-void pack_a_whole(const Problem& p, int64_t batch, int64_t M, int64_t K, C* dst) {
+// A packed whole in that layout, its rows loaded by load_a_row(problem, ...): one instance per
+// (C, MR) whatever the Problem (constant weights are packed once per program).
+template <typename C, int MR>
+void pack_a_panels(const void* problem,
+                   void (*load_a_row)(const void*, int64_t, int64_t, int64_t, int64_t, C*),
+                   int64_t batch, int64_t M, int64_t K, C* dst) {
   const int64_t panels = (M + MR - 1) / MR;
   parallel_for(batch * panels, [&](int64_t t) {
     C* d = dst + t * K * MR;
@@ -343,7 +347,7 @@ void pack_a_whole(const Problem& p, int64_t batch, int64_t M, int64_t K, C* dst)
     for (int r = 0; r < MR; ++r) {
       const int64_t m = i * MR + r;
       if (m < M) {
-        p.load_a_row(b, m, 0, K, row);
+        load_a_row(problem, b, m, 0, K, row);
         for (int64_t k = 0; k < K; ++k)
           d[k * MR + r] = row[k];
       } else {
@@ -352,6 +356,11 @@ void pack_a_whole(const Problem& p, int64_t batch, int64_t M, int64_t K, C* dst)
       }
     }
   });
+}
+
+template <typename C, int MR, typename Problem>
+void pack_a_whole(const Problem& p, int64_t batch, int64_t M, int64_t K, C* dst) {
+  pack_a_panels<C, MR>(&p, &GemmThunks<C, Problem>::load_a_row, batch, M, K, dst);
 }
 
 // B packed whole, in panels of NR columns: for batch b, panel j (columns j*NR .. j*NR+NR-1,
@@ -370,11 +379,13 @@ template <typename C> struct PrepackedOperands {
   int64_t b_batches = 1;
 };
 
-// The engine with register tiles of MR rows x NV vectors.
-template <typename C, int MR, int NV, int TailWidth = 0, typename Problem>
-void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K,
-                       const PrepackedOperands<C>& pre) {
+// The engine with register tiles of MR rows x NV vectors, over a Problem behind function
+// pointers (gemm_problem_ref.h): one instance per tile shape, whatever the Problem.
+template <typename C, int MR, int NV, int TailWidth = 0>
+void gemm_engine(const GemmProblemRef<C>& p, int64_t batch, int64_t M, int64_t N, int64_t K,
+                 const PrepackedOperands<C>& pre) {
   constexpr int NR = NV * Vec<C>::width;
+  const void* q = p.problem;
   const GemmBlocks bl = gemm_blocks<C, MR, NR>(batch, M, N, K, max_threads());
   const int64_t tm = bl.tm, tn = bl.tn;
   const int64_t m_panels = (M + MR - 1) / MR, n_panels = (N + NR - 1) / NR;
@@ -388,8 +399,7 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
   // instead, spread over the threads by rows (panel J of batch b holds element (k, c) at
   // ((b * b_panels + J) * K + k) * NR + c).
   const int64_t b_panels = (N + NR - 1) / NR;
-  bool packs_panels = false;
-  if constexpr (requires { p.packs_b_panels(); }) packs_panels = p.packs_b_panels();
+  const bool packs_panels = p.packs_b_panels;
   const bool shared_b =
       pre.b || ((tm > 1 || packs_panels) && K > 0 &&
                 packed_b_size<NR>(batch, N, K) * int64_t(sizeof(C)) <= (int64_t(2) << 20));
@@ -399,11 +409,8 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
   const int64_t b_batches = pre.b ? pre.b_batches : batch;
   if (shared_b && !pre.b) {
     C* dst = scratch<C, 8>(batch * b_panels * K * NR);
-    constexpr bool by_rows = requires {
-      p.for_each_b_row(int64_t(0), int64_t(0), int64_t(0), [](int64_t, const C*) {});
-    };
-    int64_t group = 1;
-    if constexpr (by_rows) group = p.b_row_group();
+    const bool by_rows = p.for_each_b_row != nullptr;
+    const int64_t group = by_rows ? p.b_row_group : 1;
     const int64_t groups = (K + group - 1) / group;
     const int64_t chunks = std::min<int64_t>(groups, 4 * int64_t(max_threads())),
                   rows = (groups + chunks - 1) / chunks * group;
@@ -413,17 +420,18 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
       auto put = [&](int64_t k, const C* row) {
         put_panel_row<C, NR>(row, N, base + k * NR, K * NR);
       };
-      if constexpr (requires { p.template pack_b_panels<NR>(b, k0, k1, base, K * NR); }) {
-        if (packs_panels) return p.template pack_b_panels<NR>(b, k0, k1, base, K * NR);
-      }
-      if constexpr (by_rows) {
-        p.for_each_b_row(b, k0, k1, put);
+      if (packs_panels && p.pack_b_panels) return p.pack_b_panels(q, b, k0, k1, base, K * NR);
+      if (by_rows) {
+        using Put = decltype(put);
+        const GemmRowSink<C> sink{
+            &put, [](void* f, int64_t k, const C* row) { (*static_cast<Put*>(f))(k, row); }};
+        p.for_each_b_row(q, b, k0, k1, sink);
       } else {
         C* row = scratch<C, 3>(N);
         for (int64_t k = k0; k < k1; ++k) {
           const C* src = b_row_in_place_of<C>(p, b, k);
           if (!src) {
-            p.load_b_row(b, k, 0, N, row);
+            p.load_b_row(q, b, k, 0, N, row);
             src = row;
           }
           put(k, src);
@@ -475,11 +483,9 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
                   for (int64_t x = 0; x < nc; x += 64 / int64_t(sizeof(C)))
                     __builtin_prefetch(ahead + n0 + x);
             } else {
-              if constexpr (requires { p.prefetch_b_row(b, k, n0, nc); }) {
-                if (n1 < N) // the same row of the next column block
-                  p.prefetch_b_row(b, k0 + k, n1, std::min(nc, N - n1));
-              }
-              p.load_b_row(b, k0 + k, n0, nc, row);
+              if (p.prefetch_b_row && n1 < N) // the same row of the next column block
+                p.prefetch_b_row(q, b, k0 + k, n1, std::min(nc, N - n1));
+              p.load_b_row(q, b, k0 + k, n0, nc, row);
               src = row;
             }
             put_panel_row<C, NR>(src, nc, bp + k * NR, kc * NR);
@@ -489,7 +495,7 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
             for (int r = 0; r < MR; ++r) {
               const int64_t m = i * MR + r;
               if (m < mc) {
-                p.load_a_row(b, m0 + m, k0, kc, row);
+                p.load_a_row(q, b, m0 + m, k0, kc, row);
                 for (int64_t k = 0; k < kc; ++k)
                   dst[k * MR + r] = row[k];
               } else {
@@ -517,14 +523,23 @@ void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, in
           }
         }
         if (keep_a) packed_here = {call, b, m0};
-        if constexpr (requires { p.store_c_block(b, m0, mc, n0, nc, cb, ldc); }) {
-          p.store_c_block(b, m0, mc, n0, nc, cb, ldc);
+        if (p.store_c_block) {
+          p.store_c_block(q, b, m0, mc, n0, nc, cb, ldc);
         } else {
           for (int64_t m = 0; m < mc; ++m)
-            p.store_c_row(b, m0 + m, n0, nc, cb + m * ldc);
+            p.store_c_row(q, b, m0 + m, n0, nc, cb + m * ldc);
         }
       },
       true);
+}
+
+// The engine over `p` (any Problem): the engine instance of the tile shape, passed `p` behind
+// function pointers.
+template <typename C, int MR, int NV, int TailWidth = 0, typename Problem>
+void gemm_packed_tiles(const Problem& p, int64_t batch, int64_t M, int64_t N, int64_t K,
+                       const PrepackedOperands<C>& pre) {
+  gemm_engine<C, MR, NV, TailWidth>(gemm_problem_ref<C, NV * Vec<C>::width>(p), batch, M, N, K,
+                                    pre);
 }
 
 // C = A . B through the Problem: register tiles one vector wide when N fits in one vector

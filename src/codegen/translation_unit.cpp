@@ -34,6 +34,27 @@ std::string entry_body(const std::string& scope, const StepCode& code, const Ker
   return body;
 }
 
+// A kernel on the GEMM engine (a matrix product, a convolution) or attention compiles in about
+// three times as long as the others (elementwise, normalisation, pooling, copies; -O3, two
+// cores).
+int compile_weight(const StepInfo& step) {
+  if (step.kind != StepKind::kernel) return 1;
+  switch (step.kernel->kind) {
+  case KernelKind::gemm:
+  case KernelKind::conv:
+  case KernelKind::attention:
+    return 3;
+  case KernelKind::pool:
+  case KernelKind::norm:
+  case KernelKind::softmax:
+  case KernelKind::reduce:
+  case KernelKind::elementwise:
+  case KernelKind::other:
+    return 1;
+  }
+  return 1;
+}
+
 } // namespace
 
 TranslationUnit generate_translation_unit(const Program& p, const Dialect& dialect) {
@@ -105,6 +126,7 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
       if (fresh) {
         tu.entry_texts.push_back(dialect.entry(name, entry_body(scope, code, nullptr), nullptr));
         tu.entry_names.push_back(name);
+        tu.entry_weights.push_back(compile_weight(step));
         tu.entry_kernels.push_back(it->second);
         bodies += tu.entry_texts.back();
       }
@@ -121,6 +143,7 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
         tu.entry_texts.push_back(
             dialect.entry(launch.entry, entry_body(scope, code, &call), &call));
         tu.entry_names.push_back(launch.entry);
+        tu.entry_weights.push_back(compile_weight(step));
         tu.entry_kernels.push_back(it->second);
         bodies += tu.entry_texts.back();
       }

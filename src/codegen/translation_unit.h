@@ -35,6 +35,9 @@ struct TranslationUnit {
   std::string header;
   std::vector<std::string> entry_texts;
   std::vector<std::string> entry_names;
+  // Per entry text, how long it takes to compile relative to the others (estimated by its
+  // kernel's kind): what the parts compiled side by side are ordered by.
+  std::vector<int> entry_weights;
   // The same by kernel, so that a part of the entry points needs only its own kernels'
   // definitions (part_source): the dialect's preamble, each distinct kernel's accessor
   // definitions (its namespace), and per entry point the kernel it belongs to.

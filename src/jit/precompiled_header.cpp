@@ -32,13 +32,19 @@ std::string preamble_include(const std::string& preamble, const CompileOptions& 
   return "#include \"" + header_path(preamble, options).string() + "\"\n";
 }
 
+void write_preamble(const std::string& preamble, const CompileOptions& options) {
+  if (!takes_gch(options.compiler)) return;
+  ensure_cache_dir(options.cache_dir);
+  const fs::path header = header_path(preamble, options);
+  if (!fs::exists(header)) write_atomically(header, preamble);
+}
+
 PreambleBuild build_preamble(const std::string& preamble, const CompileOptions& options) {
   PreambleBuild out;
   if (!takes_gch(options.compiler)) return out;
-  ensure_cache_dir(options.cache_dir);
+  write_preamble(preamble, options);
   const fs::path header = header_path(preamble, options);
   const fs::path gch = header.string() + ".gch";
-  if (!fs::exists(header)) write_atomically(header, preamble);
   if (fs::exists(gch)) return out;
   const fs::path tmp =
       header.parent_path() / (header.stem().string() + "." + unique_suffix() + ".tmp.gch");

@@ -27,9 +27,15 @@ struct PreambleBuild {
   double seconds = 0; // time in the compiler
 };
 
-// Writes K.h and compiles K.h.gch where they are missing, before a part that includes them is
-// compiled. A header that does not compile leaves K.h alone: the parts then parse it as text and
-// report what is wrong with it. Throws vtc::Error when the cache directory cannot be written.
+// Writes K.h where it is missing (nothing where the compiler takes no precompiled headers):
+// what a part's include line names, so it must be there before a part is compiled or its cache
+// key computed. Parts compiled before K.h.gch exists parse K.h as text, to the same code.
+// Throws vtc::Error when the cache directory cannot be written.
+void write_preamble(const std::string& preamble, const CompileOptions& options);
+
+// write_preamble, then compiles K.h.gch where it is missing. A header that does not compile
+// leaves K.h alone: the parts then parse it as text and report what is wrong with it. Throws
+// vtc::Error when the cache directory cannot be written.
 PreambleBuild build_preamble(const std::string& preamble, const CompileOptions& options);
 
 } // namespace vtc::jit

@@ -1,7 +1,8 @@
 // The precompiled preamble with the system compiler: the include line names an entry of the
 // cache directory and touches nothing; building it writes the header and its .gch once; a part
-// that includes it compiles against the .gch (shown by a header text that would not compile);
-// a preamble that does not compile leaves the text for the part to report.
+// that includes it compiles against the .gch (shown by a header text that would not compile),
+// or against the header's text before the .gch is built; a preamble that does not compile
+// leaves the text for the part to report.
 #include "jit/precompiled_header.h"
 
 #include "jit/cache_key.h"
@@ -61,6 +62,19 @@ TEST_F(PrecompiledHeader, BuiltOnceAndUsedByParts) {
   EXPECT_EQ(part.library.symbol<int(int)>("vtc_twice")(21), 42);
   for (const auto& entry : fs::directory_iterator(o.cache_dir))
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+}
+
+TEST_F(PrecompiledHeader, WrittenAloneTheHeaderIsParsedAsText) {
+  const CompileOptions o = options();
+  if (!takes_gch(o)) GTEST_SKIP() << "the compiler takes no .gch";
+  const std::string line = preamble_include(kPreamble, o);
+  const fs::path header = included_path(line);
+  write_preamble(kPreamble, o);
+  EXPECT_EQ(read_file(header), kPreamble);
+  EXPECT_FALSE(fs::exists(header.string() + ".gch")); // a part may compile before it is built
+  LoadedObject part = compile_and_load(line + kPart, o);
+  EXPECT_EQ(part.library.symbol<int(int)>("vtc_twice")(5), 10);
+  EXPECT_TRUE(build_preamble(kPreamble, o).built); // the header written, the .gch still to build
 }
 
 TEST_F(PrecompiledHeader, ACorruptHeaderFallsBackToTheText) {

@@ -34,10 +34,12 @@ constexpr int64_t kGemvTcMinRows = 1;
 // Batches from which a decode-sized f32 product with a small output runs on gemm_f32_small
 // rather than gemv (split over K). Measured on the H200, EfficientViT's 16 x 17 over K = 1024:
 // a block a batch took 0.088 ms at 256 batches against gemv's 0.345, and 0.049 at 16 batches
-// against gemv's 0.030 (too few blocks to hide the chain), hence 64 then; split over K as well,
-// 0.051 at 256 batches and 0.012 at 16, so every batch now ($VTC_CUDA_SMALL_F32=0: 64).
-int64_t gemm_f32_small_min_batch(bool before) {
-  return before ? 64 : 1;
+// against gemv's 0.030 (too few blocks to hide the chain), hence 64 then. Split over K as well
+// it takes 0.051 at 256 batches and 0.012 at 16, so products of fewer columns than a quarter of
+// gemv's 256-column panel go to it at every batch; wider ones (a classifier's 1000 outputs,
+// whose chunks of K would be a few rows) still from 64 ($VTC_CUDA_SMALL_F32=0: 64 for all).
+int64_t gemm_f32_small_min_batch(int64_t n, bool before) {
+  return !before && n < kernels::gemv_config::kCols / 4 ? 1 : 64;
 }
 
 // $VTC_CUDA_SMALL_F32=0: small f32 products as before gemm_f32_skinny and gemm_f32_small's
@@ -68,7 +70,7 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
   // tokens, 256 of them at batch 16) runs a thread an output, not split over K by gemv,
   // whose blocks are built for wide N.
   const bool before = small_f32_products_as_before();
-  if (M <= 16 && !(small && batch >= gemm_f32_small_min_batch(before))) {
+  if (M <= 16 && !(small && batch >= gemm_f32_small_min_batch(N, before))) {
     const bool on_tc = tc && M >= kGemvTcMinRows;
     const kernels::GemvShape gs = on_tc ? kernels::make_gemv_tc_shape(batch, M, N, K)
                                         : kernels::make_gemv_shape(batch, M, N, K);

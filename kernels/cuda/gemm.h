@@ -359,9 +359,10 @@ __device__ void gemm_f32_skinny(Out out, A a, B b, GemmShape s) {
 }
 
 // A small product (gemm_f32_small_fits): thread t computes output (t / N, t % N) of each batch
-// the block walks, its chain over k read from the chunks the block stages. Launch:
-// gemm_f32_small_launch.
-template <class Out, class A, class B>
+// the block walks, its chain over k read from the chunks the block stages. AAlongM: A's chunk
+// is loaded by neighbouring threads along m (its runs), not k; the same values either way.
+// Launch: gemm_f32_small_launch.
+template <bool AAlongM = false, class Out, class A, class B>
 __device__ void gemm_f32_small(Out out, A a, B b, void* ws, GemmShape s, int64_t k_split) {
   static_assert(Out::rank == 3 && A::rank == 3 && B::rank == 3, "gemm_f32_small: rank-3 accessors");
   using namespace cuda;
@@ -385,12 +386,16 @@ __device__ void gemm_f32_small(Out out, A a, B b, void* ws, GemmShape s, int64_t
     for (int64_t k0 = k_begin; k0 < k_end; k0 += C) {
       const int width = int(min64(C, k_end - k0));
       __syncthreads(); // the previous chunk is consumed
+      // A's chunk in the order of its runs: along k, or along m where only its transpose has
+      // them (EfficientViT's k^T read from a Transpose kept physical, a k every 48 elements).
+      auto a_row = [&](int e) { return AAlongM ? e % int(M) : e / width; };
+      auto a_col = [&](int e) { return AAlongM ? e / int(M) : e % width; };
       stage_in_flight(
           t, T, int(M) * width,
           [&](int e) {
-            return float(a.load(Index<3>{bi, e / width, k0 + e % width}));
+            return float(a.load(Index<3>{bi, a_row(e), k0 + a_col(e)}));
           },
-          [&](int e, float v) { as[e / width * pitch + e % width] = v; });
+          [&](int e, float v) { as[a_row(e) * pitch + a_col(e)] = v; });
       stage_in_flight(
           t, T, int(N) * width,
           [&](int e) {

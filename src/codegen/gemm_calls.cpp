@@ -56,7 +56,7 @@ bool small_f32_products_as_before() {
 // small: gemm_f32_skinny). The choice is
 // the shape's and dtypes', so every strategy gets the same kernel.
 KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DType tb, int64_t batch,
-                        int64_t M, int64_t N, int64_t K) {
+                        int64_t M, int64_t N, int64_t K, bool a_along_m = false) {
   auto list = [](std::initializer_list<int64_t> xs) {
     std::string s;
     for (int64_t x : xs)
@@ -88,8 +88,10 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
   if (small) {
     const int64_t k_split =
         before ? std::max<int64_t>(K, 1) : kernels::gemm_f32_small_k_split(product);
-    KernelCall call{
-        "gemm_f32_small", {}, {C.init, A.init, B.init, "ws", shape, std::to_string(k_split)}};
+    KernelCall call{"gemm_f32_small",
+                    a_along_m && !before ? std::vector<std::string>{"true"}
+                                         : std::vector<std::string>{},
+                    {C.init, A.init, B.init, "ws", shape, std::to_string(k_split)}};
     call.launch = kernels::gemm_f32_small_launch(product, k_split);
     call.workspace_bytes = kernels::gemm_f32_small_workspace_bytes(product, k_split);
     return call;
@@ -99,6 +101,21 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
   call.launch =
       skinny ? kernels::gemm_f32_skinny_launch(product) : kernels::gemm_f32_launch(product);
   return call;
+}
+
+// Whether A ([.., M, K], read through `g`) has its runs of memory along M rather than K: the
+// value it is stored as (A itself, or the input of the one-input elementwise chain fused into
+// the kernel that computes it) is read through the transpose of a layout with runs
+// (transposed_operand.h). gemm_f32_small then stages A's chunks along m.
+// $VTC_CUDA_GEMM_A_ALONG_M=0: always along k (to compare).
+bool runs_along_rows(const AccessorEmitter& g, const Value* a) {
+  if (const char* v = std::getenv("VTC_CUDA_GEMM_A_ALONG_M"); v && std::string(v) == "0")
+    return false;
+  while (a && g.inside.count(a))
+    a = a->producer && a->producer->inputs.size() == 1 ? a->producer->inputs[0] : nullptr;
+  if (!a || a->type.rank() < 2) return false;
+  return transposed_operand(g.storage_mapping(a), value_base(a), int64_t(dtype_size(a->type.dtype)))
+      .has_value();
 }
 
 std::vector<KernelCall> matmul(KernelContext& c, const Node& n) {
@@ -150,7 +167,8 @@ std::vector<KernelCall> matmul(KernelContext& c, const Node& n) {
       bt ? g.view(g.mapped(*bt, b->type.dtype), 3, ib, true) : g.view(g.value(b), 3, ib, rb > 1);
   Acc C = g.view(c.output(), 3, ic, rb > 1);
   if (on_cuda(g))
-    return {cuda_product(C, A, B, n.inputs[0]->type.dtype, b->type.dtype, batch, M, N, K)};
+    return {cuda_product(C, A, B, n.inputs[0]->type.dtype, b->type.dtype, batch, M, N, K,
+                         ra > 1 && runs_along_rows(g, n.inputs[0]))};
   return {{bt ? "gemm_bt" : "gemm",
            {},
            {C.init, A.init, B.init, std::to_string(batch), std::to_string(M), std::to_string(N),

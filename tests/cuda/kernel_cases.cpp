@@ -401,7 +401,9 @@ Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t
   } else if (k::gemm_f32_small_fits(s)) { // as code generation picks it
     c.name = "gemm_f32_small" + suffix(t, in, out);
     const int64_t k_split = k::gemm_f32_small_k_split(s);
-    c.call = "gemm_f32_small(@0, @1, @2, ws, GemmShape{" + lits(batch, m, n, kk) + "}, " +
+    // A stored transposed has its runs along m: staged along them, as code generation does.
+    c.call = std::string("gemm_f32_small") + (in == Layout::transposed ? "<true>" : "") +
+             "(@0, @1, @2, ws, GemmShape{" + lits(batch, m, n, kk) + "}, " +
              std::to_string(k_split) + ");";
     c.launch = k::gemm_f32_small_launch(s, k_split);
     c.workspace_bytes = k::gemm_f32_small_workspace_bytes(s, k_split);

@@ -52,9 +52,10 @@ bool small_f32_products_as_before() {
 // C = A . B on cuda: gemv (split-K) for decode-sized M — on the tensor cores from
 // kGemvTcMinRows rows of two 16-bit operands —, else the tensor-core GEMM (its tile and split-K
 // planned from the shape) for two f16 or two bf16 operands and the f32 one otherwise (a thread an
-// output where the whole output is small: gemm_f32_small; a thread a column where M and K are
-// small: gemm_f32_skinny). The choice is
-// the shape's and dtypes', so every strategy gets the same kernel.
+// output, split over K, where the whole output is small: gemm_f32_small; a thread a long-side
+// index where K and one side are small: gemm_f32_skinny). The choice is the shape's and dtypes',
+// so every strategy gets the same kernel; `a_along_m` (A's runs along M) changes only the order
+// gemm_f32_small loads A in.
 KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DType tb, int64_t batch,
                         int64_t M, int64_t N, int64_t K, bool a_along_m = false) {
   auto list = [](std::initializer_list<int64_t> xs) {
@@ -66,9 +67,8 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
   const bool tc = ta == tb && (ta == DType::f16 || ta == DType::bf16);
   const kernels::GemmShape product{batch, M, N, K};
   const bool small = !tc && kernels::gemm_f32_small_fits(product);
-  // A small output in many batches (EfficientViT's k^T . v per head, 16 x 17 over 1024
-  // tokens, 256 of them at batch 16) runs a thread an output, not split over K by gemv,
-  // whose blocks are built for wide N.
+  // A small output (EfficientViT's k^T . v per head, 16 x 17 over 1024 tokens, 256 of them at
+  // batch 16) runs a thread an output, not on gemv, whose blocks are built for wide N.
   const bool before = small_f32_products_as_before();
   if (M <= 16 && !(small && batch >= gemm_f32_small_min_batch(N, before))) {
     const bool on_tc = tc && M >= kGemvTcMinRows;

@@ -396,18 +396,14 @@ __device__ void gemm_f32_small(Out out, A a, B b, void* ws, GemmShape s, int64_t
             return float(a.load(Index<3>{bi, a_row(e), k0 + a_col(e)}));
           },
           [&](int e, float v) { as[a_row(e) * pitch + a_col(e)] = v; });
+      auto b_col = [&](int e) { return b_along_n ? e % int(N) : e / width; };
+      auto b_k = [&](int e) { return b_along_n ? e / int(N) : e % width; };
       stage_in_flight(
           t, T, int(N) * width,
           [&](int e) {
-            const int col = b_along_n ? e % int(N) : e / width,
-                      kk = b_along_n ? e / int(N) : e % width;
-            return float(b.load(Index<3>{bi, k0 + kk, col}));
+            return float(b.load(Index<3>{bi, k0 + b_k(e), b_col(e)}));
           },
-          [&](int e, float v) {
-            const int col = b_along_n ? e % int(N) : e / width,
-                      kk = b_along_n ? e / int(N) : e % width;
-            bs[col * pitch + kk] = v;
-          });
+          [&](int e, float v) { bs[b_col(e) * pitch + b_k(e)] = v; });
       __syncthreads();
       if (active) {
         const float* ar = as + m * pitch;

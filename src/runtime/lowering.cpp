@@ -24,6 +24,7 @@ KernelPlan plan_kernels(const Graph& g, const Options& options) {
   so.kind = options.strategy;
   so.donated = options.donate;
   so.transaction_bytes = target.transaction_bytes();
+  so.peak_slack = target.peak_slack();
   for (const Kernel& k : plan.kg.kernels) {
     if (!target.generates_kernel(k)) {
       for (const Value* v : k.inputs)

@@ -103,7 +103,7 @@ std::string explain_text(const Strategy& s) {
                       e.mapping_type, e.saving * 1e6);
     for (const HeldBackMove& h : e.held_back)
       os << fmt::format("    held back: {} of {} would save {:.3f} us but raise peak memory from "
-                        "{} to {} bytes\n",
+                        "{} (the lowest seen) to {} bytes\n",
                         h.side, h.tensor, h.saving * 1e6, h.peak_before, h.peak_after);
   }
   ExplainTotals t = explain_totals(s);

@@ -30,8 +30,10 @@ int64_t picoseconds(double s) {
 
 class Greedy {
 public:
-  Greedy(const Vtog& g, const CostModel& model, bool type1_only, const PeakOfCandidate& peak_of)
-      : g_(g), a_(g, model), type1_only_(type1_only), move_of_option_(g.options.size()) {
+  Greedy(const Vtog& g, const CostModel& model, bool type1_only, const PeakOfCandidate& peak_of,
+         double peak_slack)
+      : g_(g), a_(g, model), type1_only_(type1_only), move_of_option_(g.options.size()),
+        peak_slack_(peak_slack) {
     if (!type1_only && peak_of) peak_of_ = peak_of;
   }
 
@@ -42,7 +44,7 @@ public:
     if (peak_of_) {
       candidate_.choice.assign(g_.tensors.size(), -1);
       candidate_.mapping.assign(g_.tensors.size(), nullptr);
-      peak_ = peak_of_(candidate_);
+      peak_ = physical_peak_ = peak_of_(candidate_);
     }
     for (size_t m = 0; m < moves_.size(); ++m)
       measure(int(m));
@@ -121,7 +123,8 @@ private:
     return out;
   }
 
-  // Whether taking move m would raise the peak memory; such a move is held back for good.
+  // Whether taking move m would raise the peak memory beyond what the slack allows; such a move
+  // is held back for good.
   bool raises_peak(int m, const Trial& t) {
     if (!peak_of_) return false;
     std::vector<std::pair<int, const Mapping*>> before;
@@ -129,8 +132,10 @@ private:
       before.push_back({tensor, candidate_.mapping[size_t(tensor)]});
     overlay(t);
     int64_t after = peak_of_(candidate_);
-    if (after <= peak_) {
-      peak_ = after;
+    const int64_t allowed =
+        std::min(physical_peak_, peak_ + int64_t(std::floor(double(peak_) * peak_slack_)));
+    if (after <= allowed) {
+      peak_ = std::min(peak_, after);
       return false;
     }
     for (int o : t.options)
@@ -218,7 +223,9 @@ private:
   PeakOfCandidate peak_of_;
   CandidateStorage candidate_;           // the committed state, as peak_of_ sees it
   std::vector<int> changed_since_asked_; // tensors restored after the last question
-  int64_t peak_ = 0;
+  double peak_slack_ = 0;
+  int64_t peak_ = 0;          // the lowest peak of a committed state
+  int64_t physical_peak_ = 0; // the peak with everything physical
   std::priority_queue<Entry, std::vector<Entry>, Worse> queue_;
   SearchResult result_;
 };
@@ -226,8 +233,8 @@ private:
 } // namespace
 
 SearchResult greedy_search(const Vtog& g, const CostModel& model, bool type1_only,
-                           const PeakOfCandidate& peak_of) {
-  return Greedy(g, model, type1_only, peak_of).run();
+                           const PeakOfCandidate& peak_of, double peak_slack) {
+  return Greedy(g, model, type1_only, peak_of, peak_slack).run();
 }
 
 } // namespace vtc

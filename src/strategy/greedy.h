@@ -16,9 +16,10 @@
 //
 // Virtual tensors free memory but can also lengthen lifetimes: the output of a Concat made
 // virtual from its write side is live from its first input's producer on. Given the peak memory
-// of a candidate program, the search holds back every move that would raise it; the candidate
-// is the committed state with the move's trial laid over it (no re-composition), so asking
-// costs what the estimate costs.
+// of a candidate program, the search holds back every move that would raise it above the lowest
+// peak seen so far by more than `peak_slack` of that peak, or above the peak with everything
+// physical; the candidate is the committed state with the move's trial laid over it (no
+// re-composition), so asking costs what the estimate costs. With no slack the peak only falls.
 //
 // `type1` is the same loop over options whose every edge is Type I (always profitable), which
 // it takes whenever legal; `none` takes nothing.
@@ -69,9 +70,9 @@ struct CandidateStorage {
 // The peak memory (bytes) of the program of a candidate.
 using PeakOfCandidate = std::function<int64_t(const CandidateStorage& candidate)>;
 
-// With `peak_of`, greedy never takes a move that raises the peak above the peak before it, so
-// its peak is at most that of everything physical; type1 ignores it.
+// With `peak_of`, greedy never takes a move that raises the peak above (1 + peak_slack) times
+// the lowest peak it has seen, nor above the peak of everything physical; type1 ignores it.
 SearchResult greedy_search(const Vtog& g, const CostModel& model, bool type1_only,
-                           const PeakOfCandidate& peak_of = {});
+                           const PeakOfCandidate& peak_of = {}, double peak_slack = 0);
 
 } // namespace vtc

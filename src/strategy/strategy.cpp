@@ -131,7 +131,7 @@ Strategy choose_strategy(const KernelGraph& kg, const StrategyOptions& o, const 
   if (o.peak_bytes) peak_of = [&](const CandidateStorage& c) { return o.peak_bytes(*g, c); };
   SearchResult r;
   if (o.kind != StrategyKind::none)
-    r = greedy_search(*g, model, o.kind == StrategyKind::type1, peak_of);
+    r = greedy_search(*g, model, o.kind == StrategyKind::type1, peak_of, o.peak_slack);
   Assignment a(*g, model);
   std::vector<std::string> reasons = a.assign(r.options);
   VTC_CHECK(reasons.empty()) << "strategy " << strategy_kind_name(o.kind)

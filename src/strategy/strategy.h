@@ -39,6 +39,7 @@ struct StrategyOptions {
   // The peak memory (bytes) of the program a candidate of the VTOG lowers to; greedy holds back
   // every move that would raise it (see greedy.h). Empty: memory is not weighed.
   std::function<int64_t(const Vtog&, const CandidateStorage&)> peak_bytes;
+  double peak_slack = 0; // see greedy_search
 };
 
 struct Operand {

@@ -269,6 +269,16 @@ void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const
   }
 }
 
+double CudaTarget::peak_slack() const {
+  // Measured on the H200 (vtc bench greedy, f16, torch-exported models, slack 0 against 0.15 in
+  // one run): C3k2 b16 0.713 -> 0.698 ms (cv1 writing its Split's pieces, arena 209.7 -> 235.9
+  // MB); YOLO11n b1 and b16 and EfficientViT b16 unchanged within 0.3 %. Device memory is
+  // plentiful beside the peers' peaks (bench/results), so a little of it buys the time.
+  // $VTC_PEAK_SLACK overrides the fraction (0: the arena never rises).
+  const char* v = std::getenv("VTC_PEAK_SLACK");
+  return v && *v ? std::max(0.0, std::atof(v)) : kCudaPeakSlack;
+}
+
 std::vector<const Value*> CudaTarget::physical_operands(const Kernel& k) const {
   if (!library_conv_impl(k.impl)) return {};
   return {k.anchor->inputs[0], k.anchor->inputs[1]};

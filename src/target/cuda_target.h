@@ -18,6 +18,9 @@
 
 namespace vtc {
 
+// How far greedy may raise the arena above the lowest it has seen on cuda (Target::peak_slack).
+inline constexpr double kCudaPeakSlack = 0.15;
+
 class CudaTarget final : public Target {
 public:
   TargetKind kind() const override { return TargetKind::cuda; }
@@ -29,6 +32,7 @@ public:
   bool generates_kernel(const Kernel& k) const override;
   bool generates_copy(const Node& n) const override;
   int64_t transaction_bytes() const override { return dialect_.transaction_bytes(); }
+  double peak_slack() const override;
   bool device_memory() const override { return true; }
   const Dialect& dialect() const override { return dialect_; }
   jit::CompileOptions compile_options(const Options& options) const override;

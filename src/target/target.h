@@ -77,6 +77,9 @@ public:
   virtual bool generates_copy(const Node& n) const = 0;
   // The memory transaction, in bytes, by which a mapping counts as contiguous.
   virtual int64_t transaction_bytes() const = 0;
+  // How far (a fraction) the greedy search may let the arena rise above the lowest it has seen
+  // to take a move that saves time (see greedy.h); 0: never.
+  virtual double peak_slack() const { return 0; }
 
   // The dialect of its translation units; throws for a target that compiles nothing.
   virtual const Dialect& dialect() const = 0;

@@ -3,6 +3,8 @@
 // `type1` takes only Type I options; `none` nothing; and the result is the same every run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "strategy/synthetic.h"
 #include "support.h"
 
@@ -107,6 +109,39 @@ TEST(Greedy, FollowsTheCostModel) {
   EXPECT_TRUE(nothing.virtual_values().empty());
   Strategy some = choose_strategy(kg, {}, AnalyticCostModel());
   EXPECT_FALSE(some.virtual_values().empty());
+}
+
+// Peak memory as a constraint with slack: a made-up peak that falls with the first virtual
+// tensor and rises by 20 with every later one. Without slack nothing after the first move is
+// taken; with slack the peak may rise up to (1 + slack) times the lowest seen, never above
+// everything physical, and each move held back would have gone past that.
+TEST(Greedy, PeakSlackBoundsTheRise) {
+  Graph g = synthetic_graph(3);
+  KernelGraph kg = unfused_kernel_graph(g);
+  auto virtual_count = [](const std::vector<int>& choice) {
+    return int64_t(std::count_if(choice.begin(), choice.end(), [](int o) { return o >= 0; }));
+  };
+  auto peak = [&](const std::vector<int>& choice) {
+    const int64_t v = virtual_count(choice);
+    return v == 0 ? int64_t(1000) : 700 + 20 * (v - 1);
+  };
+  auto chosen_count = [&](double slack) {
+    StrategyOptions o;
+    o.peak_bytes = [&](const Vtog&, const CandidateStorage& c) { return peak(c.choice); };
+    o.peak_slack = slack;
+    Strategy s = choose_strategy(kg, o, AnalyticCostModel());
+    EXPECT_LE(peak(s.chosen), 1000) << "slack " << slack;
+    EXPECT_FALSE(s.held_back.empty()) << "slack " << slack;
+    for (const HeldBack& h : s.held_back) {
+      const int64_t allowed =
+          std::min<int64_t>(1000, h.peak_before + int64_t(double(h.peak_before) * slack));
+      EXPECT_GT(h.peak_after, allowed) << "slack " << slack;
+    }
+    return virtual_count(s.chosen);
+  };
+  const int64_t strict = chosen_count(0), some = chosen_count(0.1), more = chosen_count(0.3);
+  EXPECT_LT(strict, some);
+  EXPECT_LT(some, more);
 }
 
 } // namespace

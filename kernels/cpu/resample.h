@@ -6,6 +6,13 @@
 // dimension order) times the input element, skipping combinations of weight 0: the reference's
 // arithmetic in its order, then rounded to the compute type (float for f16 and bf16) and stored. A
 // coordinate marked outside (tf_crop_and_resize beyond the roi) gives `extrapolation`.
+//
+// Every dimension but the last is the same along a row of the output, so a row first lists the
+// combinations of their taps (in order) with the running product of their weights and their
+// input indices; each output of the row then walks that list and its own last-dimension taps.
+// The products are the same left-to-right products (((1 * w0) * w1) ... * w_last), so the bits
+// are those of the per-element walk, at a fraction of its index arithmetic. A row with more
+// outer combinations than kResampleOuterCombos takes the per-element walk.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +33,67 @@ struct ResampleAxis {
   const bool* outside = nullptr;
 };
 
+inline constexpr int64_t kResampleOuterCombos = 64;
+
+namespace detail {
+
+// Output element o (all its coordinates set) by walking every combination of taps.
+template <Accessor In, int R>
+double resample_element(const In& in, const Index<R>& o, const ResampleAxis (&axes)[R]) {
+  double acc = 0;
+  int64_t pick[R] = {};
+  for (bool more = true; more;) {
+    double weight = 1;
+    Index<R> i{};
+    for (int d = 0; d < R; ++d) {
+      const int64_t k = o[d] * axes[d].taps + pick[d];
+      weight *= axes[d].weight[k];
+      i[d] = axes[d].index[k];
+    }
+    if (weight != 0) acc += weight * double(in.load(i));
+    more = false;
+    for (int d = R - 1; d >= 0; --d) {
+      if (++pick[d] < axes[d].taps) {
+        more = true;
+        break;
+      }
+      pick[d] = 0;
+    }
+  }
+  return acc;
+}
+
+// The combinations of the outer dimensions' taps for output row o (coordinates 0 .. R-2): each
+// one's product of weights (dimension order, starting from 1) and input index. Returns their
+// count, or -1 when there are more than kResampleOuterCombos.
+template <int R>
+int64_t resample_outer_combos(const Index<R>& o, const ResampleAxis (&axes)[R], double* weight,
+                              Index<R>* index) {
+  int64_t count = 1;
+  for (int d = 0; d + 1 < R; ++d)
+    count *= axes[d].taps;
+  if (count > kResampleOuterCombos) return -1;
+  int64_t pick[R] = {};
+  for (int64_t c = 0; c < count; ++c) {
+    double w = 1;
+    Index<R> i{};
+    for (int d = 0; d + 1 < R; ++d) {
+      const int64_t k = o[d] * axes[d].taps + pick[d];
+      w *= axes[d].weight[k];
+      i[d] = axes[d].index[k];
+    }
+    weight[c] = w;
+    index[c] = i;
+    for (int d = R - 2; d >= 0; --d) {
+      if (++pick[d] < axes[d].taps) break;
+      pick[d] = 0;
+    }
+  }
+  return count;
+}
+
+} // namespace detail
+
 template <Accessor Out, Accessor In, int R>
 void resample(const Out& out, const In& in, const Index<R>& out_shape,
               const ResampleAxis (&axes)[R], double extrapolation) {
@@ -36,35 +104,60 @@ void resample(const Out& out, const In& in, const Index<R>& out_shape,
   int64_t combos = 1;
   for (int d = 0; d < R; ++d)
     combos *= axes[d].taps;
+  const ResampleAxis& last = axes[R - 1];
   // About 4k taps a chunk.
   parallel_chunks(rows, std::max<int64_t>(1, 4096 / (w * combos + 1)), [&](int64_t r0, int64_t r1) {
+    double outer_weight[kResampleOuterCombos];
+    Index<R> outer_index[kResampleOuterCombos];
     for (int64_t r = r0; r < r1; ++r) {
       Index<R> o = detail::row_index(out_shape, r);
-      for (int64_t x = 0; x < w; ++x) {
-        o[R - 1] = x;
-        bool outside = false;
-        for (int d = 0; d < R; ++d)
-          outside = outside || (axes[d].outside && axes[d].outside[o[d]]);
-        double acc = extrapolation;
-        if (!outside) {
-          acc = 0;
-          int64_t pick[R] = {};
-          for (bool more = true; more;) {
-            double weight = 1;
-            Index<R> i{};
-            for (int d = 0; d < R; ++d) {
-              const int64_t k = o[d] * axes[d].taps + pick[d];
-              weight *= axes[d].weight[k];
-              i[d] = axes[d].index[k];
-            }
-            if (weight != 0) acc += weight * double(in.load(i));
-            more = false;
-            for (int d = R - 1; d >= 0; --d) {
-              if (++pick[d] < axes[d].taps) {
-                more = true;
-                break;
+      bool row_outside = false;
+      for (int d = 0; d + 1 < R; ++d)
+        row_outside = row_outside || (axes[d].outside && axes[d].outside[o[d]]);
+      const int64_t outer =
+          row_outside ? 0 : detail::resample_outer_combos(o, axes, outer_weight, outer_index);
+      int64_t x = 0;
+      // Four outputs at a time where no last coordinate is outside: their sums are
+      // independent chains, each in its own order.
+      if (!row_outside && outer >= 0 && !last.outside)
+        for (; x + 4 <= w; x += 4) {
+          double acc[4] = {0, 0, 0, 0};
+          const int64_t* li = last.index + x * last.taps;
+          const double* lw = last.weight + x * last.taps;
+          for (int64_t c = 0; c < outer; ++c) {
+            Index<R> i = outer_index[c];
+            const double ow = outer_weight[c];
+            for (int64_t j = 0; j < last.taps; ++j)
+              for (int u = 0; u < 4; ++u) {
+                const double weight = ow * lw[u * last.taps + j];
+                if (weight == 0) continue;
+                i[R - 1] = li[u * last.taps + j];
+                acc[u] += weight * double(in.load(i));
               }
-              pick[d] = 0;
+          }
+          for (int u = 0; u < 4; ++u) {
+            o[R - 1] = x + u;
+            out.store(o, C(acc[u]));
+          }
+        }
+      for (; x < w; ++x) {
+        o[R - 1] = x;
+        double acc = extrapolation;
+        if (!row_outside && !(last.outside && last.outside[x])) {
+          if (outer < 0) {
+            acc = detail::resample_element(in, o, axes);
+          } else {
+            acc = 0;
+            const int64_t* li = last.index + x * last.taps;
+            const double* lw = last.weight + x * last.taps;
+            for (int64_t c = 0; c < outer; ++c) {
+              Index<R> i = outer_index[c];
+              for (int64_t j = 0; j < last.taps; ++j) {
+                const double weight = outer_weight[c] * lw[j];
+                if (weight == 0) continue;
+                i[R - 1] = li[j];
+                acc += weight * double(in.load(i));
+              }
             }
           }
         }

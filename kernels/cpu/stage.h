@@ -138,6 +138,13 @@ inline void load_run(const A& a, Index<A::rank> i, int64_t len, C* dst) {
       i[L] = s;
       a.run_load(std::as_const(i), std::min(kRunChunk, end - s), dst + (s - start));
     }
+  } else if constexpr (A::has_ptr && A::contig == 1) {
+    // Every element a run of its own (a transposed view): one scalar load each, without the
+    // run machinery (whose masked copies cost more than the element).
+    for (int64_t j = 0; j < len; ++j) {
+      i[L] = start + j;
+      dst[j] = C(widen(*a.ptr(i)));
+    }
   } else if constexpr (A::has_ptr) {
     for (int64_t s = start; s < end;) {
       int64_t e = std::min(end, (s / A::contig + 1) * A::contig);
@@ -207,6 +214,15 @@ inline void store_run(const A& out, Index<A::rank> i, int64_t len, const C* src,
       }
       i[L] = s;
       out.run_store(std::as_const(i), n, q);
+    }
+  } else if constexpr (A::has_ptr && A::contig == 1) {
+    // Every element a run of its own: one scalar store each (as load_run).
+    for (int64_t j = 0; j < len; ++j) {
+      i[L] = start + j;
+      if constexpr (std::is_same_v<Epi, NoEpilogue>)
+        *out.ptr(i) = narrow<T>(src[j]);
+      else
+        *out.ptr(i) = narrow<T>(epi(std::as_const(i), src[j]));
     }
   } else if constexpr (A::has_ptr) {
     for (int64_t s = start; s < end;) {

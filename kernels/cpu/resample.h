@@ -9,7 +9,8 @@
 //
 // Every dimension but the last is the same along a row of the output, so a row first lists the
 // combinations of their taps (in order) with the running product of their weights and their
-// input indices; each output of the row then walks that list and its own last-dimension taps.
+// input indices; each output of the row then walks that list and its own last-dimension taps
+// (reading through the input row's pointer where the rows lie in memory).
 // The products are the same left-to-right products (((1 * w0) * w1) ... * w_last), so the bits
 // are those of the per-element walk, at a fraction of its index arithmetic. A row with more
 // outer combinations than kResampleOuterCombos takes the per-element walk.
@@ -105,6 +106,14 @@ void resample(const Out& out, const In& in, const Index<R>& out_shape,
   for (int d = 0; d < R; ++d)
     combos *= axes[d].taps;
   const ResampleAxis& last = axes[R - 1];
+  // Whether the input's rows lie in memory as one run each (then read through row pointers).
+  bool row_pointers = false;
+  if constexpr (In::has_ptr) {
+    int64_t in_w = 1;
+    for (int64_t k = 0; k < w * last.taps; ++k)
+      in_w = std::max(in_w, last.index[k] + 1);
+    row_pointers = run_contiguous<In>(0, in_w);
+  }
   // About 4k taps a chunk.
   parallel_chunks(rows, std::max<int64_t>(1, 4096 / (w * combos + 1)), [&](int64_t r0, int64_t r1) {
     double outer_weight[kResampleOuterCombos];
@@ -127,6 +136,19 @@ void resample(const Out& out, const In& in, const Index<R>& out_shape,
           for (int64_t c = 0; c < outer; ++c) {
             Index<R> i = outer_index[c];
             const double ow = outer_weight[c];
+            if constexpr (In::has_ptr) {
+              if (row_pointers) { // the same loads, through the row's pointer
+                i[R - 1] = 0;
+                const auto* row = in.ptr(i);
+                for (int64_t j = 0; j < last.taps; ++j)
+                  for (int u = 0; u < 4; ++u) {
+                    const double weight = ow * lw[u * last.taps + j];
+                    if (weight == 0) continue;
+                    acc[u] += weight * double(to_compute(row[li[u * last.taps + j]]));
+                  }
+                continue;
+              }
+            }
             for (int64_t j = 0; j < last.taps; ++j)
               for (int u = 0; u < 4; ++u) {
                 const double weight = ow * lw[u * last.taps + j];

@@ -132,7 +132,11 @@ inline PhaseColumnBlocks phase_column_blocks(int64_t h_out, int64_t w_out, int64
 // The phase values a LaneGather may read past the last one it keeps.
 inline constexpr int64_t kGatherSlack = 32;
 
-template <typename C, typename OutA, typename InA, typename WA, typename Epi> struct ConvProblem {
+// `Pointwise`: the caller knows the filter is 1x1 at stride 1 without padding (B's rows are the
+// input planes as they lie), and only the loaders of that shape are instantiated.
+template <typename C, typename OutA, typename InA, typename WA, typename Epi,
+          bool Pointwise = false>
+struct ConvProblem {
   const OutA& out;
   const InA& in;
   const WA& wt;
@@ -165,7 +169,10 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   // ci that columns [n0, n0 + nc) read, staged once with their padding zeros (per thread,
   // reused by the kh * kw rows of the channel): no bounds checks or accessor calls per row.
   void load_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const {
-    if (khw == 1 && s.stride_w == 1) return load_b_row_direct(b, k, n0, nc, dst);
+    if (Pointwise || (khw == 1 && s.stride_w == 1)) return load_b_row_direct(b, k, n0, nc, dst);
+    if constexpr (!Pointwise) load_b_row_staged(b, k, n0, nc, dst);
+  }
+  void load_b_row_staged(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const {
     struct Staged {
       uint64_t call = 0;
       int64_t b = -1, ci = -1, y0 = -1, y1 = -1;
@@ -267,17 +274,23 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   int64_t b_row_group() const { return khw; }
   template <typename Put> void for_each_b_row(int64_t b, int64_t k0, int64_t k1, Put&& put) const {
     for (int64_t ci = k0 / khw; ci < (k1 + khw - 1) / khw; ++ci) {
-      if (const C* row = b_row_in_place(b, ci)) // 1x1: the channel plane as it lies
+      if (const C* row = b_row_in_place(b, ci)) { // 1x1: the channel plane as it lies
         put(ci, row);
-      else
+      } else if constexpr (Pointwise) { // the plane's rows, no padding to stage
+        C* row = scratch<C, 11>(s.h_out * s.w_out);
+        load_b_row_direct(b, ci, 0, s.h_out * s.w_out, row);
+        put(ci, std::as_const(row));
+      } else {
         rows_of_channel(b, ci, put);
+      }
     }
   }
   // A filter wider than 1x1 has its B panels packed by channels, straight from the phases
   // (gemm_core.h): every output row of a tap one contiguous run, copied once.
   bool packs_b_panels() const { return khw > 1; }
   template <int NR>
-  void pack_b_panels(int64_t b, int64_t k0, int64_t k1, C* panels, int64_t panel_stride) const {
+  requires(!Pointwise) void pack_b_panels(int64_t b, int64_t k0, int64_t k1, C* panels,
+                                          int64_t panel_stride) const {
     const int64_t N = s.h_out * s.w_out, tail = N % NR;
     for (int64_t ci = k0 / khw; ci < k1 / khw; ++ci) {
       const C* phases = channel_phases(b, ci);
@@ -523,8 +536,11 @@ void conv2d_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, i
 // implicit_gemm is the general kernel; padded_plane its form over staged planes split into
 // stride phases (for the shapes padded_plane_fits() accepts).
 // rows is the row kernel, for the shapes conv_rows_fit() accepts (padded planes or the general
-// kernel as by_shape would choose where the accessors do not allow it).
-enum class ConvKernel { by_shape, depthwise, implicit_gemm, padded_plane, rows };
+// kernel as by_shape would choose where the accessors do not allow it). pointwise is the general
+// kernel for a 1x1 filter at stride 1 without padding: without the code that stages padded
+// rows or packs B from stride phases, which such a shape never runs (a third of its compile
+// time).
+enum class ConvKernel { by_shape, depthwise, implicit_gemm, padded_plane, rows, pointwise };
 
 // The implicit-GEMM convolution (any groups), general or over padded planes (`Kernel`;
 // by_shape: padded planes where they fit). Constant weights (`wref` given) are packed once
@@ -537,18 +553,21 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
                                    std::is_same_v<compute_t<WA>, double>,
                                double, float>;
   const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups, khw = s.kh * s.kw;
-  detail::ConvProblem<C, OutA, InA, WA, Epi> p{out, in, w, epi, s, cin_g, cout_g, khw};
+  constexpr bool pointwise = Kernel == ConvKernel::pointwise;
+  detail::ConvProblem<C, OutA, InA, WA, Epi, pointwise> p{out, in, w, epi, s, cin_g, cout_g, khw};
   const int64_t M = cout_g, K = cin_g * khw, N = s.h_out * s.w_out;
   if constexpr (Kernel == ConvKernel::padded_plane) {
     (void)N;
     detail::conv2d_padded_plane<C>(p, s, wref);
   } else {
-    if (Kernel == ConvKernel::rows || (Kernel == ConvKernel::by_shape && conv_rows_fit(s)))
-      if (detail::conv2d_by_rows<C>(p, s, wref)) return;
-    if (Kernel != ConvKernel::implicit_gemm && padded_plane_fits(s))
-      return detail::conv2d_padded_plane<C>(p, s, wref);
+    // The row and padded-plane kernels are instantiated only where they may run.
+    if constexpr (Kernel == ConvKernel::rows || Kernel == ConvKernel::by_shape) {
+      if (Kernel == ConvKernel::rows || conv_rows_fit(s))
+        if (detail::conv2d_by_rows<C>(p, s, wref)) return;
+      if (padded_plane_fits(s)) return detail::conv2d_padded_plane<C>(p, s, wref);
+    }
     detail::PhaseColumnBlocks blocks;
-    if constexpr (std::is_same_v<C, float> && kVectorStridedLanes) {
+    if constexpr (std::is_same_v<C, float> && kVectorStridedLanes && !pointwise) {
       if (khw > 1 && N >= Vec<C>::width) {
         blocks = detail::phase_column_blocks(s.h_out, s.w_out, p.ph.wq);
         if (!blocks.base.empty()) p.blocks = &blocks;

@@ -286,7 +286,8 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
       : kernels::conv_rows_fit(cs)      ? std::vector<std::string>{"ConvKernel::rows", planes}
       : kernels::padded_plane_fits(cs)
           ? std::vector<std::string>{"ConvKernel::padded_plane", planes}
-          : std::vector<std::string>{"ConvKernel::implicit_gemm", planes};
+      : pointwise ? std::vector<std::string>{"ConvKernel::pointwise", planes}
+                  : std::vector<std::string>{"ConvKernel::implicit_gemm", planes};
   return {{"conv2d",
            kernel,
            {out.init, x.init, weights.init, conv_shape_text(cs), "NoEpilogue{}",

@@ -102,6 +102,18 @@ template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
     conv2d_implicit_gemm(gemm.acc(), x.acc(), w.acc(), s, epi);
     expect_bitwise(direct, gemm, what + ": direct depthwise vs implicit GEMM");
   }
+  if (s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+      s.pad_left == 0 && s.h_out == s.h && s.w_out == s.w) {
+    // The pointwise kernel, dense and through an input without rows in memory.
+    Tensor<T, 4> chosen(ys);
+    conv2d<ConvKernel::pointwise>(chosen.acc(), x.acc(), w.acc(), s, epi);
+    expect_bitwise(chosen, dense, what + ": pointwise kernel");
+    PermutedAccessor<T, 4, true> px(xs, {0, 2, 3, 1});
+    SplitAccessor<T, 4, 4> sy(ys);
+    fill_from(px, x);
+    conv2d<ConvKernel::pointwise>(sy, px, w.acc(), s, epi);
+    expect_bitwise(sy, dense, what + ": pointwise kernel, NHWC input, split output");
+  }
 }
 
 std::vector<ConvCase> conv_cases() {
@@ -184,6 +196,12 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {1, 20, 7, 7, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::implicit_gemm, 36>(
       rng, {1, 8, 6, 6, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::pointwise, 49>(
+      rng, {1, 400, 7, 7, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+  check_static_choice<ConvKernel::pointwise, 1>(rng,
+                                                {2, 30, 1, 1, 20, 1, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0});
+  check_static_choice<ConvKernel::pointwise, 200>(
+      rng, {2, 12, 1, 200, 24, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
   check_static_choice<ConvKernel::padded_plane, 480>(
       rng, {1, 5, 20, 24, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::rows, 13 * 25>(

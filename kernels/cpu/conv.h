@@ -418,6 +418,17 @@ bool conv2d_by_rows(const P& p, const Conv2dShape& s, ConstantRef wref) {
   return false;
 }
 
+// Does conv2d_by_rows run for every problem with input rows `width` values wide (-1: not known
+// at compile time) through an input accessor InA?
+template <typename C, typename InA> constexpr bool rows_always_run(int64_t width) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<C, float> && rows_in_memory<C, InA>)
+    return width >= 0 && run_contiguous<InA>(0, width);
+#endif
+  (void)width;
+  return false;
+}
+
 // The padded-plane kernel; constant weights (`wref` given) are packed once per program.
 template <typename C, typename P>
 void conv2d_padded_plane(const P& p, const Conv2dShape& s, ConstantRef wref) {
@@ -544,9 +555,11 @@ enum class ConvKernel { by_shape, depthwise, implicit_gemm, padded_plane, rows, 
 
 // The implicit-GEMM convolution (any groups), general or over padded planes (`Kernel`;
 // by_shape: padded planes where they fit). Constant weights (`wref` given) are packed once
-// per program and reused. `Positions`, when known at compile time, is h_out * w_out.
-template <int64_t Positions = -1, ConvKernel Kernel = ConvKernel::implicit_gemm, Accessor OutA,
-          Accessor InA, Accessor WA, typename Epi = NoEpilogue>
+// per program and reused. `Positions`, when known at compile time, is h_out * w_out; `Width`
+// the input's w: where the row kernel then always runs, the kernels it falls back to are not
+// instantiated (they were half of a row-kernel convolution's compile time).
+template <int64_t Positions = -1, ConvKernel Kernel = ConvKernel::implicit_gemm, int64_t Width = -1,
+          Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
                           const Epi& epi = {}, ConstantRef wref = {}) {
   using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
@@ -559,6 +572,9 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
   if constexpr (Kernel == ConvKernel::padded_plane) {
     (void)N;
     detail::conv2d_padded_plane<C>(p, s, wref);
+  } else if constexpr (Kernel == ConvKernel::rows && detail::rows_always_run<C, InA>(Width)) {
+    (void)N;
+    detail::conv2d_by_rows<C>(p, s, wref);
   } else {
     // The row and padded-plane kernels are instantiated only where they may run.
     if constexpr (Kernel == ConvKernel::rows || Kernel == ConvKernel::by_shape) {
@@ -671,15 +687,15 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
 
 // conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise (over padded
 // planes where they fit) — chosen here by the shape, or by the caller (`Kernel`, with
-// `Positions` = h_out * w_out) at compile time.
-template <ConvKernel Kernel = ConvKernel::by_shape, int64_t Positions = -1, Accessor OutA,
-          Accessor InA, Accessor WA, typename Epi = NoEpilogue>
+// `Positions` = h_out * w_out and `Width` = w) at compile time.
+template <ConvKernel Kernel = ConvKernel::by_shape, int64_t Positions = -1, int64_t Width = -1,
+          Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s, const Epi& epi = {},
             ConstantRef wref = {}) {
   if constexpr (Kernel == ConvKernel::depthwise) {
     depthwise_conv2d(out, in, w, s, epi, wref);
   } else if constexpr (Kernel != ConvKernel::by_shape) {
-    conv2d_implicit_gemm<Positions, Kernel>(out, in, w, s, epi, wref);
+    conv2d_implicit_gemm<Positions, Kernel, Width>(out, in, w, s, epi, wref);
   } else if (s.c_in / s.groups == 1 && s.groups > 1) {
     depthwise_conv2d(out, in, w, s, epi, wref);
   } else {

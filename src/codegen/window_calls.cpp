@@ -283,7 +283,8 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   const std::string planes = std::to_string(ho * wo);
   const std::vector<std::string> kernel =
       sx[1] / groups == 1 && groups > 1 ? std::vector<std::string>{"ConvKernel::depthwise"}
-      : kernels::conv_rows_fit(cs)      ? std::vector<std::string>{"ConvKernel::rows", planes}
+      : kernels::conv_rows_fit(cs)
+          ? std::vector<std::string>{"ConvKernel::rows", planes, std::to_string(w)}
       : kernels::padded_plane_fits(cs)
           ? std::vector<std::string>{"ConvKernel::padded_plane", planes}
       : pointwise ? std::vector<std::string>{"ConvKernel::pointwise", planes}

@@ -158,7 +158,7 @@ std::vector<ConvCase> conv_cases() {
 
 // The kernel chosen at compile time (as generated code does, with the number of output
 // positions) gives the bits of the kernel chosen by the shape at run time.
-template <ConvKernel Kernel, int64_t Positions>
+template <ConvKernel Kernel, int64_t Positions, int64_t Width = -1>
 void check_static_choice(std::mt19937& rng, const ConvCase& cc) {
   const Conv2dShape s = conv_shape(cc);
   ASSERT_EQ(s.h_out * s.w_out, Positions) << describe(cc);
@@ -171,8 +171,8 @@ void check_static_choice(std::mt19937& rng, const ConvCase& cc) {
     Tensor<float, 4> by_shape(ys), chosen(ys);
     conv2d(by_shape.acc(), x.acc(), w.acc(), s, NoEpilogue{},
            packed ? ConstantRef{&packs_a, &w} : ConstantRef{});
-    conv2d<Kernel, Positions>(chosen.acc(), x.acc(), w.acc(), s, NoEpilogue{},
-                              packed ? ConstantRef{&packs_b, &w} : ConstantRef{});
+    conv2d<Kernel, Positions, Width>(chosen.acc(), x.acc(), w.acc(), s, NoEpilogue{},
+                                     packed ? ConstantRef{&packs_b, &w} : ConstantRef{});
     expect_bitwise(chosen, by_shape,
                    describe(cc) + ": kernel chosen at compile time" + (packed ? ", packed" : ""));
   }
@@ -205,6 +205,8 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
   check_static_choice<ConvKernel::padded_plane, 480>(
       rng, {1, 5, 20, 24, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::rows, 13 * 25>(
+      rng, {1, 3, 26, 50, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::rows, 13 * 25, 50>(
       rng, {1, 3, 26, 50, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::depthwise, 49>(rng,
                                                  {1, 6, 7, 7, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1});

@@ -210,6 +210,16 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {1, 3, 26, 50, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::depthwise, 49>(rng,
                                                  {1, 6, 7, 7, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::depthwise_rows, 49, 7>(
+      rng, {1, 6, 7, 7, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::depthwise_rows, 14 * 14, 28>(
+      rng, {1, 4, 28, 28, 4, 3, 3, 4, 2, 2, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::depthwise_rows, 49, 7>(
+      rng, {1, 3, 7, 7, 6, 5, 5, 3, 1, 1, 1, 1, 2, 2, 2, 2});
+  check_static_choice<ConvKernel::depthwise_planes, 49>(
+      rng, {1, 6, 7, 7, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::depthwise_planes, 28 * 28>(
+      rng, {1, 3, 28, 28, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
 }
 
 TEST(ConvTest, F32MatchesReferenceAndIsAccessorInvariant) {

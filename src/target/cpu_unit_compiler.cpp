@@ -25,10 +25,15 @@ namespace {
 // and their A packers (a third of YOLO11n's generated code, one copy per part). They are
 // compiled once, into a shared object of their own (a cache entry like a part), which every
 // part declares (`extern template`) and links. The register tiles are AVX-512's (gemm_core.h's
-// GemmTile, conv.h's PaddedPlaneTile); elsewhere the list is empty. Other instances (column
-// tails, narrow tiles) stay in the parts that use them.
+// GemmTile, its one-vector form for narrow planes, conv.h's PaddedPlaneTile), with the column
+// tail of 16 (planes of 20 x 20 or 28 x 28); elsewhere the list is empty. Other instances
+// (other column tails) stay in the parts that use them.
 constexpr const char* kSharedInstances[] = {
     "void vtc::kernels::gemm_engine<float, 12, 2, 0>(const vtc::kernels::GemmProblemRef<float>&, "
+    "int64_t, int64_t, int64_t, int64_t, const vtc::kernels::PrepackedOperands<float>&)",
+    "void vtc::kernels::gemm_engine<float, 12, 2, 16>(const vtc::kernels::GemmProblemRef<float>&, "
+    "int64_t, int64_t, int64_t, int64_t, const vtc::kernels::PrepackedOperands<float>&)",
+    "void vtc::kernels::gemm_engine<float, 12, 1, 0>(const vtc::kernels::GemmProblemRef<float>&, "
     "int64_t, int64_t, int64_t, int64_t, const vtc::kernels::PrepackedOperands<float>&)",
     "void vtc::kernels::gemm_engine<float, 8, 3, 0>(const vtc::kernels::GemmProblemRef<float>&, "
     "int64_t, int64_t, int64_t, int64_t, const vtc::kernels::PrepackedOperands<float>&)",

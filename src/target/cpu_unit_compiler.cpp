@@ -88,8 +88,11 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
   part.verbose = false;
   const jit::CompileOptions shared_options = part;
   std::string shared_source;
-  if (!unit.entry_texts.empty()) {
-    jit::write_preamble(unit.preamble, options);
+  if (!unit.entry_texts.empty()) jit::write_preamble(unit.preamble, options);
+  // A unit of one or two parts compiles its few copies of the instances beside each other
+  // sooner than it would wait for their object (before the first part could start).
+  const size_t parts = (unit.entry_texts.size() + kKernelsPerCpuPart - 1) / kKernelsPerCpuPart;
+  if (parts > 2) {
     shared_source = preamble + shared_instances("template");
     const std::filesystem::path dir = std::filesystem::absolute(options.cache_dir);
     part.link_objects.push_back(

@@ -132,7 +132,11 @@ inline PhaseColumnBlocks phase_column_blocks(int64_t h_out, int64_t w_out, int64
 // The phase values a LaneGather may read past the last one it keeps.
 inline constexpr int64_t kGatherSlack = 32;
 
-template <typename C, typename OutA, typename InA, typename WA, typename Epi> struct ConvProblem {
+// `Pointwise`: the caller knows the filter is 1x1 at stride 1 without padding (B's rows are the
+// input planes as they lie), and only the loaders of that shape are instantiated.
+template <typename C, typename OutA, typename InA, typename WA, typename Epi,
+          bool Pointwise = false>
+struct ConvProblem {
   const OutA& out;
   const InA& in;
   const WA& wt;
@@ -165,7 +169,10 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   // ci that columns [n0, n0 + nc) read, staged once with their padding zeros (per thread,
   // reused by the kh * kw rows of the channel): no bounds checks or accessor calls per row.
   void load_b_row(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const {
-    if (khw == 1 && s.stride_w == 1) return load_b_row_direct(b, k, n0, nc, dst);
+    if (Pointwise || (khw == 1 && s.stride_w == 1)) return load_b_row_direct(b, k, n0, nc, dst);
+    if constexpr (!Pointwise) load_b_row_staged(b, k, n0, nc, dst);
+  }
+  void load_b_row_staged(int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) const {
     struct Staged {
       uint64_t call = 0;
       int64_t b = -1, ci = -1, y0 = -1, y1 = -1;
@@ -267,17 +274,23 @@ template <typename C, typename OutA, typename InA, typename WA, typename Epi> st
   int64_t b_row_group() const { return khw; }
   template <typename Put> void for_each_b_row(int64_t b, int64_t k0, int64_t k1, Put&& put) const {
     for (int64_t ci = k0 / khw; ci < (k1 + khw - 1) / khw; ++ci) {
-      if (const C* row = b_row_in_place(b, ci)) // 1x1: the channel plane as it lies
+      if (const C* row = b_row_in_place(b, ci)) { // 1x1: the channel plane as it lies
         put(ci, row);
-      else
+      } else if constexpr (Pointwise) { // the plane's rows, no padding to stage
+        C* row = scratch<C, 11>(s.h_out * s.w_out);
+        load_b_row_direct(b, ci, 0, s.h_out * s.w_out, row);
+        put(ci, std::as_const(row));
+      } else {
         rows_of_channel(b, ci, put);
+      }
     }
   }
   // A filter wider than 1x1 has its B panels packed by channels, straight from the phases
   // (gemm_core.h): every output row of a tap one contiguous run, copied once.
   bool packs_b_panels() const { return khw > 1; }
   template <int NR>
-  void pack_b_panels(int64_t b, int64_t k0, int64_t k1, C* panels, int64_t panel_stride) const {
+  requires(!Pointwise) void pack_b_panels(int64_t b, int64_t k0, int64_t k1, C* panels,
+                                          int64_t panel_stride) const {
     const int64_t N = s.h_out * s.w_out, tail = N % NR;
     for (int64_t ci = k0 / khw; ci < k1 / khw; ++ci) {
       const C* phases = channel_phases(b, ci);
@@ -405,6 +418,17 @@ bool conv2d_by_rows(const P& p, const Conv2dShape& s, ConstantRef wref) {
   return false;
 }
 
+// Are an input's rows, `width` values wide (-1: not known at compile time), f32 rows in memory
+// for certain, as the row kernels (conv_rows.h, depthwise_rows.h) read them?
+template <typename C, typename InA> constexpr bool input_rows_in_memory(int64_t width) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<C, float> && rows_in_memory<C, InA>)
+    return width >= 0 && run_contiguous<InA>(0, width);
+#endif
+  (void)width;
+  return false;
+}
+
 // The padded-plane kernel; constant weights (`wref` given) are packed once per program.
 template <typename C, typename P>
 void conv2d_padded_plane(const P& p, const Conv2dShape& s, ConstantRef wref) {
@@ -523,32 +547,56 @@ void conv2d_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, i
 // implicit_gemm is the general kernel; padded_plane its form over staged planes split into
 // stride phases (for the shapes padded_plane_fits() accepts).
 // rows is the row kernel, for the shapes conv_rows_fit() accepts (padded planes or the general
-// kernel as by_shape would choose where the accessors do not allow it).
-enum class ConvKernel { by_shape, depthwise, implicit_gemm, padded_plane, rows };
+// kernel as by_shape would choose where the accessors do not allow it). pointwise is the general
+// kernel for a 1x1 filter at stride 1 without padding: without the code that stages padded
+// rows or packs B from stride phases, which such a shape never runs (a third of its compile
+// time).
+// depthwise is the direct depthwise kernel, over rows (depthwise_rows.h) or staged planes as the
+// shape allows; depthwise_rows the same for a shape depthwise_rows_shape_fits() accepts, which
+// with the input's width (`Width`) known instantiates only the row kernel where the input's rows
+// lie in memory; depthwise_planes the staged-plane kernel alone, for the shapes it rejects.
+enum class ConvKernel {
+  by_shape,
+  depthwise,
+  implicit_gemm,
+  padded_plane,
+  rows,
+  pointwise,
+  depthwise_rows,
+  depthwise_planes
+};
 
 // The implicit-GEMM convolution (any groups), general or over padded planes (`Kernel`;
 // by_shape: padded planes where they fit). Constant weights (`wref` given) are packed once
-// per program and reused. `Positions`, when known at compile time, is h_out * w_out.
-template <int64_t Positions = -1, ConvKernel Kernel = ConvKernel::implicit_gemm, Accessor OutA,
-          Accessor InA, Accessor WA, typename Epi = NoEpilogue>
+// per program and reused. `Positions`, when known at compile time, is h_out * w_out; `Width`
+// the input's w: where the row kernel then always runs, the kernels it falls back to are not
+// instantiated (they were half of a row-kernel convolution's compile time).
+template <int64_t Positions = -1, ConvKernel Kernel = ConvKernel::implicit_gemm, int64_t Width = -1,
+          Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
                           const Epi& epi = {}, ConstantRef wref = {}) {
   using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
                                    std::is_same_v<compute_t<WA>, double>,
                                double, float>;
   const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups, khw = s.kh * s.kw;
-  detail::ConvProblem<C, OutA, InA, WA, Epi> p{out, in, w, epi, s, cin_g, cout_g, khw};
+  constexpr bool pointwise = Kernel == ConvKernel::pointwise;
+  detail::ConvProblem<C, OutA, InA, WA, Epi, pointwise> p{out, in, w, epi, s, cin_g, cout_g, khw};
   const int64_t M = cout_g, K = cin_g * khw, N = s.h_out * s.w_out;
   if constexpr (Kernel == ConvKernel::padded_plane) {
     (void)N;
     detail::conv2d_padded_plane<C>(p, s, wref);
+  } else if constexpr (Kernel == ConvKernel::rows && detail::input_rows_in_memory<C, InA>(Width)) {
+    (void)N;
+    detail::conv2d_by_rows<C>(p, s, wref);
   } else {
-    if (Kernel == ConvKernel::rows || (Kernel == ConvKernel::by_shape && conv_rows_fit(s)))
-      if (detail::conv2d_by_rows<C>(p, s, wref)) return;
-    if (Kernel != ConvKernel::implicit_gemm && padded_plane_fits(s))
-      return detail::conv2d_padded_plane<C>(p, s, wref);
+    // The row and padded-plane kernels are instantiated only where they may run.
+    if constexpr (Kernel == ConvKernel::rows || Kernel == ConvKernel::by_shape) {
+      if (Kernel == ConvKernel::rows || conv_rows_fit(s))
+        if (detail::conv2d_by_rows<C>(p, s, wref)) return;
+      if (padded_plane_fits(s)) return detail::conv2d_padded_plane<C>(p, s, wref);
+    }
     detail::PhaseColumnBlocks blocks;
-    if constexpr (std::is_same_v<C, float> && kVectorStridedLanes) {
+    if constexpr (std::is_same_v<C, float> && kVectorStridedLanes && !pointwise) {
       if (khw > 1 && N >= Vec<C>::width) {
         blocks = detail::phase_column_blocks(s.h_out, s.w_out, p.ph.wq);
         if (!blocks.base.empty()) p.blocks = &blocks;
@@ -569,51 +617,16 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
   }
 }
 
-// The direct depthwise convolution: every output channel reads one input channel
-// (c_in / groups == 1; c_out / groups output channels per input channel).
-//
-// The padded input plane is split into its stride phases (window_phases.h): the whole output
-// plane is one flat run per filter tap. Each output is acc = 0; acc = fma(w[r][q], in, acc)
-// over the taps (r, q) in order, as in the implicit GEMM. Constant filters (`wref` given) are
-// loaded once per program.
-template <Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
-void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
-                      const Epi& epi = {}, ConstantRef wref = {}) {
-  using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
-                                   std::is_same_v<compute_t<WA>, double>,
-                               double, float>;
+namespace detail {
+
+// The staged-plane kernel of depthwise_conv2d (output channel co's taps at filter(co)): the
+// padded input plane split into its stride phases, the whole output plane one flat run per tap.
+template <typename C, typename OutA, typename InA, typename Epi, typename Filter>
+void depthwise_planes(const OutA& out, const InA& in, const Conv2dShape& s, const Epi& epi,
+                      const Filter& filter) {
   using V = Vec<C>;
   constexpr int64_t kW = V::width, kBlock = 4 * kW;
   const int64_t cout_g = s.c_out / s.groups;
-  if (s.n <= 0 || s.c_out <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
-  const int64_t taps = s.kh * s.kw;
-  // The filter of output channel co, its taps in order; constant filters are loaded once per
-  // program, all channels' in a row.
-  auto load_filter = [&](int64_t co, C* dst) {
-    for (int64_t r = 0; r < s.kh; ++r)
-      load_run(w, Index<4>{co, 0, r, 0}, s.kw, dst + r * s.kw);
-  };
-  std::shared_ptr<const C> filters;
-  if (wref.packs)
-    filters = wref.packs->get<C>(wref.key, -1, s.c_out * taps, [&](C* dst) {
-      for (int64_t co = 0; co < s.c_out; ++co)
-        load_filter(co, dst + co * taps);
-    });
-  // Output channel co's filter, from the constant pack or loaded into a per-thread buffer.
-  auto filter = [&](int64_t co) -> const C* {
-    if (filters) return filters.get() + co * taps;
-    C* row = scratch<C, 1>(taps);
-    load_filter(co, row);
-    return row;
-  };
-#if defined(__AVX512F__)
-  if constexpr (std::is_same_v<C, float> && rows_in_memory<C, InA>) {
-    if (detail::depthwise_rows_fit<InA>(s)) {
-      if (s.kw == 3) return detail::depthwise_rows<3>(out, in, s, epi, filter);
-      return detail::depthwise_rows<0>(out, in, s, epi, filter);
-    }
-  }
-#endif
   const WindowPhases ph =
       window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, kW);
   const int64_t flat = ph.flat;
@@ -622,7 +635,7 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
     C* phases = scratch<C, 3>(ph.size);
     C* acc = scratch<C, 2>(flat);
     // Stage 1: the input plane with zeros around it, split into phases, and the filter.
-    detail::stage_phases(in, s, ph, nb, ci, phases);
+    stage_phases(in, s, ph, nb, ci, phases);
     const C* wv = filter(co);
     // Stage 2: blocks of the flat output held in registers across the taps.
     const int64_t ntaps = s.kh * s.kw;
@@ -650,17 +663,70 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
   });
 }
 
+} // namespace detail
+
+// The direct depthwise convolution: every output channel reads one input channel
+// (c_in / groups == 1; c_out / groups output channels per input channel).
+//
+// The padded input plane is split into its stride phases (window_phases.h): the whole output
+// plane is one flat run per filter tap. Each output is acc = 0; acc = fma(w[r][q], in, acc)
+// over the taps (r, q) in order, as in the implicit GEMM. Constant filters (`wref` given) are
+// loaded once per program.
+template <ConvKernel Kernel = ConvKernel::depthwise, int64_t Width = -1, Accessor OutA,
+          Accessor InA, Accessor WA, typename Epi = NoEpilogue>
+void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
+                      const Epi& epi = {}, ConstantRef wref = {}) {
+  using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
+                                   std::is_same_v<compute_t<WA>, double>,
+                               double, float>;
+  if (s.n <= 0 || s.c_out <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
+  const int64_t taps = s.kh * s.kw;
+  // The filter of output channel co, its taps in order; constant filters are loaded once per
+  // program, all channels' in a row.
+  auto load_filter = [&](int64_t co, C* dst) {
+    for (int64_t r = 0; r < s.kh; ++r)
+      load_run(w, Index<4>{co, 0, r, 0}, s.kw, dst + r * s.kw);
+  };
+  std::shared_ptr<const C> filters;
+  if (wref.packs)
+    filters = wref.packs->get<C>(wref.key, -1, s.c_out * taps, [&](C* dst) {
+      for (int64_t co = 0; co < s.c_out; ++co)
+        load_filter(co, dst + co * taps);
+    });
+  // Output channel co's filter, from the constant pack or loaded into a per-thread buffer.
+  auto filter = [&](int64_t co) -> const C* {
+    if (filters) return filters.get() + co * taps;
+    C* row = scratch<C, 1>(taps);
+    load_filter(co, row);
+    return row;
+  };
+  // Only the kernels the caller's choice (`Kernel`, `Width`) may run are instantiated.
+  constexpr bool rows_only =
+      Kernel == ConvKernel::depthwise_rows && detail::input_rows_in_memory<C, InA>(Width);
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<C, float> && rows_in_memory<C, InA> &&
+                Kernel != ConvKernel::depthwise_planes) {
+    if (rows_only || detail::depthwise_rows_fit<InA>(s)) {
+      if (s.kw == 3) return detail::depthwise_rows<3>(out, in, s, epi, filter);
+      return detail::depthwise_rows<0>(out, in, s, epi, filter);
+    }
+  }
+#endif
+  if constexpr (!rows_only) detail::depthwise_planes<C>(out, in, s, epi, filter);
+}
+
 // conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise (over padded
 // planes where they fit) — chosen here by the shape, or by the caller (`Kernel`, with
-// `Positions` = h_out * w_out) at compile time.
-template <ConvKernel Kernel = ConvKernel::by_shape, int64_t Positions = -1, Accessor OutA,
-          Accessor InA, Accessor WA, typename Epi = NoEpilogue>
+// `Positions` = h_out * w_out and `Width` = w) at compile time.
+template <ConvKernel Kernel = ConvKernel::by_shape, int64_t Positions = -1, int64_t Width = -1,
+          Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s, const Epi& epi = {},
             ConstantRef wref = {}) {
-  if constexpr (Kernel == ConvKernel::depthwise) {
-    depthwise_conv2d(out, in, w, s, epi, wref);
+  if constexpr (Kernel == ConvKernel::depthwise || Kernel == ConvKernel::depthwise_rows ||
+                Kernel == ConvKernel::depthwise_planes) {
+    depthwise_conv2d<Kernel, Width>(out, in, w, s, epi, wref);
   } else if constexpr (Kernel != ConvKernel::by_shape) {
-    conv2d_implicit_gemm<Positions, Kernel>(out, in, w, s, epi, wref);
+    conv2d_implicit_gemm<Positions, Kernel, Width>(out, in, w, s, epi, wref);
   } else if (s.c_in / s.groups == 1 && s.groups > 1) {
     depthwise_conv2d(out, in, w, s, epi, wref);
   } else {

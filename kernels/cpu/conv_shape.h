@@ -51,6 +51,16 @@ inline bool conv_rows_fit(const Conv2dShape& s) {
   return khw > 1 && (few || strided) && s.w_out >= 16 && (s.stride_w == 1 || s.stride_w == 2);
 }
 
+// The widest filter (columns) the depthwise row kernel (depthwise_rows.h) takes.
+inline constexpr int64_t kDepthwiseRowsMaxTaps = 8;
+
+// Does a depthwise convolution's shape suit the row kernel (depthwise_rows.h): output rows of
+// at most one f32 vector, input rows of at most two, at most kDepthwiseRowsMaxTaps filter
+// columns? The kernel also needs the input's f32 rows in memory.
+inline bool depthwise_rows_shape_fits(const Conv2dShape& s) {
+  return s.w_out <= 16 && s.w <= 32 && s.kw <= kDepthwiseRowsMaxTaps;
+}
+
 // The widest max pooling window (columns) conv2d_max_pool() (conv_max_pool.h) takes.
 inline constexpr int64_t kMaxPoolTaps = 16;
 

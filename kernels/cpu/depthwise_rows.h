@@ -21,10 +21,12 @@
 
 namespace vtc::kernels::detail {
 
-// Whether shape s fits the row kernel: output rows of at most one vector, input rows of at
-// most two, rows contiguous, at most RowWindows::kMaxTaps filter columns.
+static_assert(RowWindows::kMaxTaps == kDepthwiseRowsMaxTaps);
+
+// Whether shape s fits the row kernel (conv_shape.h's depthwise_rows_shape_fits) with its input
+// rows contiguous.
 template <typename A> bool depthwise_rows_fit(const Conv2dShape& s) {
-  return s.w_out <= 16 && s.w <= 32 && s.kw <= RowWindows::kMaxTaps && run_contiguous<A>(0, s.w);
+  return depthwise_rows_shape_fits(s) && run_contiguous<A>(0, s.w);
 }
 
 // Output rows computed at once: 8 independent fma chains cover the fma latency.

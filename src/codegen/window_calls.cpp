@@ -282,11 +282,16 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   if (g.dialect().library() == KernelLibrary::cuda) return cuda_conv(c, n, cs, out, x, weights);
   const std::string planes = std::to_string(ho * wo);
   const std::vector<std::string> kernel =
-      sx[1] / groups == 1 && groups > 1 ? std::vector<std::string>{"ConvKernel::depthwise"}
-      : kernels::conv_rows_fit(cs)      ? std::vector<std::string>{"ConvKernel::rows", planes}
+      sx[1] / groups == 1 && groups > 1
+          ? (kernels::depthwise_rows_shape_fits(cs)
+                 ? std::vector<std::string>{"ConvKernel::depthwise_rows", planes, std::to_string(w)}
+                 : std::vector<std::string>{"ConvKernel::depthwise_planes"})
+      : kernels::conv_rows_fit(cs)
+          ? std::vector<std::string>{"ConvKernel::rows", planes, std::to_string(w)}
       : kernels::padded_plane_fits(cs)
           ? std::vector<std::string>{"ConvKernel::padded_plane", planes}
-          : std::vector<std::string>{"ConvKernel::implicit_gemm", planes};
+      : pointwise ? std::vector<std::string>{"ConvKernel::pointwise", planes}
+                  : std::vector<std::string>{"ConvKernel::implicit_gemm", planes};
   return {{"conv2d",
            kernel,
            {out.init, x.init, weights.init, conv_shape_text(cs), "NoEpilogue{}",

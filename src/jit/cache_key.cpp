@@ -172,6 +172,11 @@ std::string cache_key(const std::string& source, const CompileOptions& options) 
   hash_part(hash, std::to_string(options.libraries.size()));
   for (const std::string& library : options.libraries)
     hash_part(hash, library);
+  if (!options.link_objects.empty()) { // (keys without them as they were)
+    hash_part(hash, "link " + std::to_string(options.link_objects.size()));
+    for (const std::string& object : options.link_objects)
+      hash_part(hash, object);
+  }
   hash_included_headers(hash, source, options.include_dirs);
   hash_part(hash, source);
   return hash.hex_digest();

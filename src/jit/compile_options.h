@@ -30,6 +30,10 @@ struct CompileOptions {
   std::vector<std::string> flags = default_compile_flags();
   // Libraries the generated code calls, linked after the source as -l<name> (e.g. "openblas").
   std::vector<std::string> libraries;
+  // Shared objects linked after the source, by absolute path: what the generated code declares
+  // and does not define (explicit instantiations compiled once for many sources) comes from
+  // them when it is loaded.
+  std::vector<std::string> link_objects;
   // -I directories (the kernel templates, <repo>/kernels/cpu). Every header the source
   // includes from them, directly or not, is part of the cache key.
   std::vector<std::string> include_dirs;

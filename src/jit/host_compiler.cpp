@@ -66,6 +66,7 @@ CompiledObject compile_impl(const std::string& source, const CompileOptions& opt
   for (const std::string& include : options.include_dirs)
     argv.push_back("-I" + include);
   argv.insert(argv.end(), {"-o", tmp_so.string(), cpp.string()});
+  argv.insert(argv.end(), options.link_objects.begin(), options.link_objects.end());
   for (const std::string& library : options.libraries)
     argv.push_back("-l" + library);
 

@@ -4,8 +4,10 @@
 // (host_compiler.h). A model of many kernels so keeps every core busy, and the progress line
 // counts kernels compiled of all. The cut depends on the unit alone, so the same unit hits the
 // same cache entries on every machine; the parts are compiled heaviest first (by the weights
-// of their entry points), beside the precompiled header when it is still to be built. A unit
-// without entry texts (written by hand) is one part.
+// of their entry points), beside the precompiled header when it is still to be built. Template
+// instances that most parts would each compile (the GEMM engines) are compiled once, into a
+// shared object of their own that every part links. A unit without entry texts (written by
+// hand) is one part.
 #pragma once
 
 #include <string>

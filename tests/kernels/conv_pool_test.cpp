@@ -102,6 +102,18 @@ template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
     conv2d_implicit_gemm(gemm.acc(), x.acc(), w.acc(), s, epi);
     expect_bitwise(direct, gemm, what + ": direct depthwise vs implicit GEMM");
   }
+  if (s.kh == 1 && s.kw == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+      s.pad_left == 0 && s.h_out == s.h && s.w_out == s.w) {
+    // The pointwise kernel, dense and through an input without rows in memory.
+    Tensor<T, 4> chosen(ys);
+    conv2d<ConvKernel::pointwise>(chosen.acc(), x.acc(), w.acc(), s, epi);
+    expect_bitwise(chosen, dense, what + ": pointwise kernel");
+    PermutedAccessor<T, 4, true> px(xs, {0, 2, 3, 1});
+    SplitAccessor<T, 4, 4> sy(ys);
+    fill_from(px, x);
+    conv2d<ConvKernel::pointwise>(sy, px, w.acc(), s, epi);
+    expect_bitwise(sy, dense, what + ": pointwise kernel, NHWC input, split output");
+  }
 }
 
 std::vector<ConvCase> conv_cases() {
@@ -146,7 +158,7 @@ std::vector<ConvCase> conv_cases() {
 
 // The kernel chosen at compile time (as generated code does, with the number of output
 // positions) gives the bits of the kernel chosen by the shape at run time.
-template <ConvKernel Kernel, int64_t Positions>
+template <ConvKernel Kernel, int64_t Positions, int64_t Width = -1>
 void check_static_choice(std::mt19937& rng, const ConvCase& cc) {
   const Conv2dShape s = conv_shape(cc);
   ASSERT_EQ(s.h_out * s.w_out, Positions) << describe(cc);
@@ -159,8 +171,8 @@ void check_static_choice(std::mt19937& rng, const ConvCase& cc) {
     Tensor<float, 4> by_shape(ys), chosen(ys);
     conv2d(by_shape.acc(), x.acc(), w.acc(), s, NoEpilogue{},
            packed ? ConstantRef{&packs_a, &w} : ConstantRef{});
-    conv2d<Kernel, Positions>(chosen.acc(), x.acc(), w.acc(), s, NoEpilogue{},
-                              packed ? ConstantRef{&packs_b, &w} : ConstantRef{});
+    conv2d<Kernel, Positions, Width>(chosen.acc(), x.acc(), w.acc(), s, NoEpilogue{},
+                                     packed ? ConstantRef{&packs_b, &w} : ConstantRef{});
     expect_bitwise(chosen, by_shape,
                    describe(cc) + ": kernel chosen at compile time" + (packed ? ", packed" : ""));
   }
@@ -184,12 +196,30 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {1, 20, 7, 7, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::implicit_gemm, 36>(
       rng, {1, 8, 6, 6, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::pointwise, 49>(
+      rng, {1, 400, 7, 7, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+  check_static_choice<ConvKernel::pointwise, 1>(rng,
+                                                {2, 30, 1, 1, 20, 1, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0});
+  check_static_choice<ConvKernel::pointwise, 200>(
+      rng, {2, 12, 1, 200, 24, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
   check_static_choice<ConvKernel::padded_plane, 480>(
       rng, {1, 5, 20, 24, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::rows, 13 * 25>(
       rng, {1, 3, 26, 50, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::rows, 13 * 25, 50>(
+      rng, {1, 3, 26, 50, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::depthwise, 49>(rng,
                                                  {1, 6, 7, 7, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::depthwise_rows, 49, 7>(
+      rng, {1, 6, 7, 7, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::depthwise_rows, 14 * 14, 28>(
+      rng, {1, 4, 28, 28, 4, 3, 3, 4, 2, 2, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::depthwise_rows, 49, 7>(
+      rng, {1, 3, 7, 7, 6, 5, 5, 3, 1, 1, 1, 1, 2, 2, 2, 2});
+  check_static_choice<ConvKernel::depthwise_planes, 49>(
+      rng, {1, 6, 7, 7, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::depthwise_planes, 28 * 28>(
+      rng, {1, 3, 28, 28, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
 }
 
 TEST(ConvTest, F32MatchesReferenceAndIsAccessorInvariant) {

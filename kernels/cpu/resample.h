@@ -136,26 +136,28 @@ void resample(const Out& out, const In& in, const Index<R>& out_shape,
           for (int64_t c = 0; c < outer; ++c) {
             Index<R> i = outer_index[c];
             const double ow = outer_weight[c];
+            // The four chains over this combination's last-dimension taps; `value(k)` reads
+            // the input at last coordinate k.
+            auto add_taps = [&](auto value) {
+              for (int64_t j = 0; j < last.taps; ++j)
+                for (int u = 0; u < 4; ++u) {
+                  const double weight = ow * lw[u * last.taps + j];
+                  if (weight == 0) continue;
+                  acc[u] += weight * double(value(li[u * last.taps + j]));
+                }
+            };
             if constexpr (In::has_ptr) {
               if (row_pointers) { // the same loads, through the row's pointer
                 i[R - 1] = 0;
                 const auto* row = in.ptr(i);
-                for (int64_t j = 0; j < last.taps; ++j)
-                  for (int u = 0; u < 4; ++u) {
-                    const double weight = ow * lw[u * last.taps + j];
-                    if (weight == 0) continue;
-                    acc[u] += weight * double(to_compute(row[li[u * last.taps + j]]));
-                  }
+                add_taps([&](int64_t k) { return to_compute(row[k]); });
                 continue;
               }
             }
-            for (int64_t j = 0; j < last.taps; ++j)
-              for (int u = 0; u < 4; ++u) {
-                const double weight = ow * lw[u * last.taps + j];
-                if (weight == 0) continue;
-                i[R - 1] = li[u * last.taps + j];
-                acc[u] += weight * double(in.load(i));
-              }
+            add_taps([&](int64_t k) {
+              i[R - 1] = k;
+              return in.load(i);
+            });
           }
           for (int u = 0; u < 4; ++u) {
             o[R - 1] = x + u;

@@ -103,6 +103,8 @@ public:
   double last_run_device_ms() const;
   // Seconds the JIT compiler ran (0 when the shared object came from the cache).
   double compile_seconds() const;
+  // The shared objects the compiled kernels were loaded from (0 for target ref).
+  int compiled_objects() const;
   // The number of threads kernels run on (Options::threads, or the OpenMP default).
   int threads() const;
   // The timings behind the program kept, when the greedy plan was profiled on the device.

@@ -7,12 +7,14 @@
 #include "codegen/translation_unit.h"
 
 #include <map>
+#include <set>
 
 #include "codegen/accessor_emitter.h"
 #include "codegen/copy_kernel.h"
 #include "codegen/index_check_call.h"
 #include "codegen/kernel_call.h"
 #include "codegen/site_args.h"
+#include "jit/sha256.h"
 #include "vtc/error.h"
 
 namespace vtc {
@@ -55,6 +57,18 @@ int compile_weight(const StepInfo& step) {
   return 1;
 }
 
+// Hex digits of a host kernel's id: 64 bits, no two kernels of a unit share them.
+constexpr size_t kKernelIdDigits = 16;
+
+// What a distinct kernel's names end with. Where entry points are compiled in parts on the host,
+// the start of its text's SHA-256: the same kernel has the same names in every unit, so a part
+// of kernels another strategy or model also runs is the same source and hits the same cache
+// entry. On a GPU (kernel names a profiler shows) its number in the unit.
+std::string kernel_id(const Dialect& dialect, const std::string& text, int index) {
+  if (dialect.entry_per_call()) return std::to_string(index);
+  return jit::sha256_hex(text).substr(0, kKernelIdDigits);
+}
+
 } // namespace
 
 TranslationUnit generate_translation_unit(const Program& p, const Dialect& dialect) {
@@ -62,6 +76,8 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
   TranslationUnitFeatures features;
   std::string defs, bodies;
   std::map<std::string, int> kernel_of_text; // canonical text -> distinct kernel
+  std::vector<std::string> kernel_ids;       // per distinct kernel, what its names end with
+  std::set<std::string> distinct_ids;
   tu.launches.resize(p.steps.size());
   tu.sites.resize(p.steps.size());
   bool after_check = false; // a check ran before this step: entries return when it failed
@@ -114,8 +130,14 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
       text += dialect.entry("", entry_body("", code, nullptr), nullptr);
     }
     auto [it, fresh] = kernel_of_text.emplace(text, int(kernel_of_text.size()));
-    const std::string name = "vtc_kernel_" + std::to_string(it->second);
-    const std::string scope = "vtc_k" + std::to_string(it->second);
+    if (fresh) {
+      kernel_ids.push_back(kernel_id(dialect, text, it->second));
+      VTC_CHECK(distinct_ids.insert(kernel_ids.back()).second)
+          << "step " << s << " '" << step.name << "': two different kernels have the id "
+          << kernel_ids.back();
+    }
+    const std::string name = "vtc_kernel_" + kernel_ids[size_t(it->second)];
+    const std::string scope = "vtc_k" + kernel_ids[size_t(it->second)];
     tu.entries.push_back(name);
     if (fresh) {
       tu.kernel_defs.push_back("namespace " + scope + " {\n" + code.defs + "} // namespace " +
@@ -164,17 +186,29 @@ std::string part_source(const TranslationUnit& unit, size_t first, size_t end) {
 
 std::string part_source(const TranslationUnit& unit, size_t first, size_t end,
                         const std::string& preamble) {
-  VTC_CHECK(unit.entry_kernels.size() == unit.entry_texts.size() && end <= unit.entry_texts.size())
-      << "part_source: entries [" << first << ", " << end << ") of " << unit.entry_texts.size();
+  std::vector<size_t> entries;
+  for (size_t k = first; k < end; ++k)
+    entries.push_back(k);
+  return part_source(unit, entries, preamble);
+}
+
+std::string part_source(const TranslationUnit& unit, const std::vector<size_t>& entries,
+                        const std::string& preamble) {
+  VTC_CHECK(unit.entry_kernels.size() == unit.entry_texts.size())
+      << "part_source: " << unit.entry_kernels.size() << " kernels for " << unit.entry_texts.size()
+      << " entry points";
   std::string defs;
   int last = -1; // a kernel's entry points are consecutive (one per call on a GPU)
-  for (size_t k = first; k < end; ++k)
+  for (size_t k : entries) {
+    VTC_CHECK(k < unit.entry_texts.size())
+        << "part_source: entry " << k << " of " << unit.entry_texts.size();
     if (unit.entry_kernels[k] != last) {
       last = unit.entry_kernels[k];
       defs += unit.kernel_defs.at(size_t(last));
     }
+  }
   std::string source = preamble + "\nnamespace {\n" + defs + "} // namespace\n\n";
-  for (size_t k = first; k < end; ++k)
+  for (size_t k : entries)
     source += unit.entry_texts[k];
   return source;
 }

@@ -31,7 +31,8 @@ struct TranslationUnit {
   std::string source; // header, then every entry point's text
   // The source in pieces, so that entry points can be compiled apart: the preamble and every
   // accessor definition, and each distinct kernel's entry point (on a GPU one per call), named
-  // in entry_names; header + the entry texts in order is `source`.
+  // in entry_names; header + the entry texts in order is `source`. On the host a kernel's names
+  // come from its text (the same kernel is named alike in every unit), on a GPU from its number.
   std::string header;
   std::vector<std::string> entry_texts;
   std::vector<std::string> entry_names;
@@ -64,6 +65,9 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
 std::string part_source(const TranslationUnit& unit, size_t first, size_t end);
 // The same starting with `preamble` in place of the unit's (an include of its precompiled form).
 std::string part_source(const TranslationUnit& unit, size_t first, size_t end,
+                        const std::string& preamble);
+// The same for the entry points listed, in that order (a kernel's entry points together).
+std::string part_source(const TranslationUnit& unit, const std::vector<size_t>& entries,
                         const std::string& preamble);
 
 } // namespace vtc

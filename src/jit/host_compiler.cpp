@@ -137,4 +137,24 @@ LoadedObject compile_and_load(const std::string& source, const CompileOptions& o
   return {std::move(object), std::move(library)};
 }
 
+std::optional<LoadedObject> load_cached_object(const std::string& key,
+                                               const CompileOptions& options) {
+  const fs::path dir(options.cache_dir);
+  CompiledObject object;
+  object.key = key;
+  object.so_path = (dir / (key + ".so")).string();
+  object.source_path = (dir / (key + ".cpp")).string();
+  object.cached = true;
+  if (!entry_valid(object.so_path, dir / (key + ".ok"))) return std::nullopt;
+  if (options.sanitize) check_sanitizer_runtime(); // before dlopen, which would end the process
+  try {
+    SharedLibrary library(object.so_path);
+    return LoadedObject{std::move(object), std::move(library)};
+  } catch (const Error& e) {
+    if (options.verbose)
+      std::cerr << "vtc: cached " << object.so_path << " does not load (" << e.what() << ")\n";
+    return std::nullopt;
+  }
+}
+
 } // namespace vtc::jit

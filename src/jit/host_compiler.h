@@ -10,6 +10,7 @@
 // never sees a partial file; a loaded K.so is never modified in place.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "jit/compile_options.h"
@@ -23,6 +24,7 @@ struct CompiledObject {
   std::string source_path; // <cache_dir>/<key>.cpp
   bool cached = false;     // true when a valid entry was found and no compiler ran
   double seconds = 0;      // time spent in the compiler (0 when cached)
+  int objects = 1;         // shared objects a unit compiled in parts was loaded from
 };
 
 // Compiles `source` into a shared object unless a valid cache entry exists. Throws
@@ -44,5 +46,10 @@ struct LoadedObject {
 
 // compile_object, then dlopen. A cached entry that fails to load is rebuilt once.
 LoadedObject compile_and_load(const std::string& source, const CompileOptions& options);
+
+// The valid cache entry `key` (one compile_object gave) of options.cache_dir, loaded; nullopt
+// when there is none or it does not load.
+std::optional<LoadedObject> load_cached_object(const std::string& key,
+                                               const CompileOptions& options);
 
 } // namespace vtc::jit

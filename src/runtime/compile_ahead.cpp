@@ -52,7 +52,7 @@ CompiledAhead cpu_ahead(const std::string& model_path, const Options& options) {
   out.kernels = unit.kernels;
   out.seconds = session.compile_seconds();
   out.cached = out.seconds == 0;
-  out.objects = int((unit.entry_texts.size() + kKernelsPerCpuPart - 1) / kKernelsPerCpuPart);
+  out.objects = session.compiled_objects();
   return out;
 }
 

@@ -393,6 +393,11 @@ double Session::compile_seconds() const {
   return impl_->executor->compiled()->seconds;
 }
 
+int Session::compiled_objects() const {
+  if (!impl_->executor || !impl_->executor->compiled()) return 0;
+  return impl_->executor->compiled()->objects;
+}
+
 int Session::threads() const {
   if (impl_->options.threads > 0) return impl_->options.threads;
 #ifdef _OPENMP

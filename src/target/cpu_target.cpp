@@ -37,6 +37,7 @@ public:
     object_ = code_.parts.at(0).object;
     object_.cached = code_.cached;
     object_.seconds = code_.seconds;
+    object_.objects = int(code_.parts.size());
   }
 
   void launch(size_t step, const LaunchArgs& args) override {

@@ -3,14 +3,17 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
 
+#include "jit/cache_files.h"
 #include "jit/cache_key.h"
 #include "jit/parallel.h"
 #include "jit/precompiled_header.h"
@@ -54,28 +57,76 @@ std::string shared_instances(const std::string& keyword) {
 
 // The order parts are compiled in: the heaviest first (by their entries' weights), so that the
 // last part to start is a light one and no core waits long on another at the end.
-std::vector<size_t> heaviest_first(const TranslationUnit& unit, size_t parts) {
-  std::vector<int> weight(parts, 0);
-  for (size_t k = 0; k < unit.entry_texts.size(); ++k)
-    weight[k / kKernelsPerCpuPart] += k < unit.entry_weights.size() ? unit.entry_weights[k] : 1;
-  std::vector<size_t> order(parts);
-  for (size_t p = 0; p < parts; ++p)
+std::vector<size_t> heaviest_first(const TranslationUnit& unit,
+                                   const std::vector<std::vector<size_t>>& parts) {
+  std::vector<int> weight(parts.size(), 0);
+  for (size_t p = 0; p < parts.size(); ++p)
+    for (size_t k : parts[p])
+      weight[p] += k < unit.entry_weights.size() ? unit.entry_weights[k] : 1;
+  std::vector<size_t> order(parts.size());
+  for (size_t p = 0; p < parts.size(); ++p)
     order[p] = p;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return weight[a] > weight[b]; });
   return order;
 }
 
+// Where each kernel of a unit was compiled before. A kernel's key is the cache key of its own
+// part source (the preamble, its definitions, its entry point) under the parts' options; the
+// file <cache_dir>/<key>.in names the cached object of the part that holds it, written once
+// that object is in place. A kernel whose file is missing, or names no valid object, is missing.
+struct KernelIndex {
+  std::vector<std::string> keys;                    // per entry point
+  std::map<std::string, std::vector<size_t>> found; // object key -> its entry points here
+  std::vector<size_t> missing;                      // entry points to compile, in unit order
+};
+
+std::filesystem::path index_path(const std::string& key, const jit::CompileOptions& options) {
+  return std::filesystem::path(options.cache_dir) / (key + ".in");
+}
+
+KernelIndex find_compiled_kernels(const TranslationUnit& unit, const std::string& preamble,
+                                  const jit::CompileOptions& options) {
+  KernelIndex index;
+  const std::filesystem::path dir(options.cache_dir);
+  for (size_t k = 0; k < unit.entry_texts.size(); ++k) {
+    index.keys.push_back(jit::cache_key(part_source(unit, {k}, preamble), options));
+    std::string object = jit::read_small_file(index_path(index.keys.back(), options));
+    while (!object.empty() && std::isspace(static_cast<unsigned char>(object.back())))
+      object.pop_back();
+    const bool valid = object.size() == 64 &&
+                       object.find_first_not_of("0123456789abcdef") == std::string::npos &&
+                       jit::entry_valid(dir / (object + ".so"), dir / (object + ".ok"));
+    if (valid)
+      index.found[object].push_back(k);
+    else
+      index.missing.push_back(k);
+  }
+  return index;
+}
+
+// Records that the object `key` holds the kernels `entries`.
+void record_compiled_kernels(const KernelIndex& index, const std::vector<size_t>& entries,
+                             const std::string& key, const jit::CompileOptions& options) {
+  for (size_t k : entries)
+    jit::write_atomically(index_path(index.keys.at(k), options), key + "\n");
+}
+
 } // namespace
 
 CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::CompileOptions& options) {
   CompiledCpuUnit out;
-  std::vector<std::string> sources;
-  if (unit.entry_texts.empty()) {
+  if (unit.entry_texts.empty()) { // written by hand: one part, all its entry points
     std::set<std::string> names(unit.entries.begin(), unit.entries.end());
     names.erase("");
-    sources.push_back(unit.source);
+    jit::CompileOptions whole = options;
+    whole.libraries.insert(whole.libraries.end(), unit.libraries.begin(), unit.libraries.end());
+    if (options.progress) options.progress->stage("compiling C++ kernels", int64_t(names.size()));
+    out.parts.push_back(jit::compile_and_load(unit.source, whole));
     out.entries.emplace_back(names.begin(), names.end());
+    out.cached = out.parts[0].object.cached;
+    out.seconds = out.parts[0].object.seconds;
+    return out;
   }
   // Parts start with an include of the preamble's precompiled form: its headers are parsed
   // once for every part (and every later unit), not once a part. The header it names is
@@ -88,41 +139,41 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
   part.verbose = false;
   const jit::CompileOptions shared_options = part;
   std::string shared_source;
-  if (!unit.entry_texts.empty()) jit::write_preamble(unit.preamble, options);
+  jit::write_preamble(unit.preamble, options);
   // A unit of one or two parts compiles its few copies of the instances beside each other
   // sooner than it would wait for their object (before the first part could start).
-  const size_t parts = (unit.entry_texts.size() + kKernelsPerCpuPart - 1) / kKernelsPerCpuPart;
-  if (parts > 2) {
+  if (unit.entry_texts.size() > 2 * kKernelsPerCpuPart) {
     shared_source = preamble + shared_instances("template");
     const std::filesystem::path dir = std::filesystem::absolute(options.cache_dir);
     part.link_objects.push_back(
         (dir / (jit::cache_key(shared_source, shared_options) + ".so")).string());
     preamble += shared_instances("extern template");
   }
-  for (size_t first = 0; first < unit.entry_texts.size(); first += kKernelsPerCpuPart) {
-    const size_t end = std::min(unit.entry_texts.size(), first + kKernelsPerCpuPart);
-    out.entries.emplace_back();
-    for (size_t k = first; k < end; ++k)
-      out.entries.back().push_back(unit.entry_names.at(k));
-    sources.push_back(part_source(unit, first, end, preamble));
-  }
+
+  // The kernels compiled before, by this unit or another, come from the parts that hold them;
+  // the others are compiled, in parts of kKernelsPerCpuPart in the unit's order.
+  const KernelIndex index = find_compiled_kernels(unit, preamble, part);
+  std::vector<std::vector<size_t>> parts;
+  for (size_t first = 0; first < index.missing.size(); first += kKernelsPerCpuPart)
+    parts.emplace_back(index.missing.begin() + long(first),
+                       index.missing.begin() +
+                           long(std::min(index.missing.size(), first + kKernelsPerCpuPart)));
+  std::vector<std::string> sources;
+  for (const std::vector<size_t>& entries : parts)
+    sources.push_back(part_source(unit, entries, preamble));
   part.verbose = options.verbose && sources.size() == 1;
-  const size_t kernels = unit.entry_texts.empty() ? out.entries[0].size() : unit.entry_texts.size();
-  if (options.progress) options.progress->stage("compiling C++ kernels", kernels);
+  if (options.progress && !sources.empty())
+    options.progress->stage("compiling C++ kernels", int64_t(index.missing.size()));
   // The work: the shared instances' object, where it misses the cache, and the precompiled
-  // header, where a part misses the cache and the header is not built yet; then the parts,
+  // header, where a part is to be compiled and the header is not built yet; then the parts,
   // heaviest first, once the shared object is there to link (they wait for it: on two cores
   // only when the header is built first). Whatever starts while the header is being built
   // parses its text (about 1.5 s more on two cores, against the 4 s the other core would wait
   // for the header).
-  const std::vector<size_t> order =
-      unit.entry_texts.empty() ? std::vector<size_t>{0} : heaviest_first(unit, sources.size());
-  bool any_missing = false;
-  for (size_t p = 0; p < sources.size() && !unit.entry_texts.empty() && !any_missing; ++p)
-    any_missing = !jit::object_cached(sources[p], part);
+  const std::vector<size_t> order = heaviest_first(unit, parts);
   const size_t shared_tasks =
       !shared_source.empty() && !jit::object_cached(shared_source, shared_options) ? 1 : 0;
-  const size_t first_part = shared_tasks + (any_missing ? 1 : 0);
+  const size_t first_part = shared_tasks + (sources.empty() ? 0 : 1);
   std::mutex shared_mutex;
   std::condition_variable shared_built;
   bool shared_done = shared_tasks == 0;
@@ -156,14 +207,43 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
     }
     const size_t p = order[task - first_part];
     loaded[p].emplace(jit::compile_and_load(sources[p], part));
-    if (options.progress) options.progress->count(compiled += out.entries[p].size());
+    record_compiled_kernels(index, parts[p], loaded[p]->object.key, part);
+    if (options.progress) options.progress->count(int64_t(compiled += parts[p].size()));
   });
-  for (std::optional<jit::LoadedObject>& o : loaded) {
-    out.cached = out.cached && o->object.cached;
-    out.parts.push_back(std::move(*o));
+  for (size_t p = 0; p < parts.size(); ++p) {
+    out.cached = out.cached && loaded[p]->object.cached;
+    out.parts.push_back(std::move(*loaded[p]));
+    out.entries.emplace_back();
+    for (size_t k : parts[p])
+      out.entries.back().push_back(unit.entry_names.at(k));
   }
   if (!out.cached)
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The parts compiled before, loaded last: a part whose object does not load any more gives
+  // its kernels to a part compiled now.
+  std::vector<size_t> reload;
+  for (const auto& [key, entries] : index.found) {
+    std::optional<jit::LoadedObject> object = jit::load_cached_object(key, part);
+    if (!object) {
+      reload.insert(reload.end(), entries.begin(), entries.end());
+      continue;
+    }
+    out.parts.push_back(std::move(*object));
+    out.entries.emplace_back();
+    for (size_t k : entries)
+      out.entries.back().push_back(unit.entry_names.at(k));
+  }
+  if (!reload.empty()) {
+    std::sort(reload.begin(), reload.end());
+    const auto again = std::chrono::steady_clock::now();
+    out.parts.push_back(jit::compile_and_load(part_source(unit, reload, preamble), part));
+    record_compiled_kernels(index, reload, out.parts.back().object.key, part);
+    out.entries.emplace_back();
+    for (size_t k : reload)
+      out.entries.back().push_back(unit.entry_names.at(k));
+    out.cached = false;
+    out.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - again).count();
+  }
   return out;
 }
 

@@ -2,12 +2,14 @@
 // parts of a few — each the preamble, its kernels' accessor definitions and entry points
 // (part_source) — and each part is compiled into a shared object of its own, cached on its own
 // (host_compiler.h). A model of many kernels so keeps every core busy, and the progress line
-// counts kernels compiled of all. The cut depends on the unit alone, so the same unit hits the
-// same cache entries on every machine; the parts are compiled heaviest first (by the weights
-// of their entry points), beside the precompiled header when it is still to be built. Template
-// instances that most parts would each compile (the GEMM engines) are compiled once, into a
-// shared object of their own that every part links. A unit without entry texts (written by
-// hand) is one part.
+// counts kernels compiled of all. Kernels are cached one by one: a kernel is named by its text
+// (generate_translation_unit), and the cache records which part's object holds it, so a unit
+// loads the parts that hold the kernels compiled before — by another strategy of the model or
+// another model — and compiles only the kernels new to the cache, in parts of their own; the parts
+// are compiled heaviest first (by the weights of their entry points), beside the precompiled header
+// when it is still to be built. Template instances that most parts would each compile (the GEMM
+// engines) are compiled once, into a shared object of their own that every part links. A unit
+// without entry texts (written by hand) is one part.
 #pragma once
 
 #include <string>

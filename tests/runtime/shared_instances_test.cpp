@@ -1,10 +1,12 @@
-// The template instances the parts of a cpu unit of three parts or more share
-// (cpu_unit_compiler.cpp): they are compiled once into a cache entry of their own, which every
+// The parts of a cpu unit (cpu_unit_compiler.cpp). The template instances the parts of a unit
+// of three parts or more share are compiled once into a cache entry of their own, which every
 // part declares and links; a chain of convolutions so compiled gives the reference's values,
 // and a cache that lost that object builds it again and loads its cached parts with it, to the
-// same bits.
+// same bits. Kernels are cached one by one: a longer chain compiles only the kernels the
+// shorter one lacks, in a part of their own, and loads the others from the shorter one's parts.
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "model_builder.h"
@@ -18,14 +20,15 @@ using testing::ModelBuilder;
 using testing::ramp;
 using testing::RuntimeTest;
 
-// x [1, 8, 12, 20] -> 14 convolutions, 1x1 and 3x3 (padding 1) in turn, each adding a channel
-// (no two alike) -> y [1, 22, 12, 20]: 14 kernels, three parts.
-ModelBuilder conv_chain() {
+// x [1, 8, 12, 20] -> `length` convolutions, 1x1 and 3x3 (padding 1) in turn, each adding a
+// channel (no two alike) -> y [1, 8 + length, 12, 20]: 14 kernels by default, three parts.
+ModelBuilder conv_chain(int length = 14) {
   ModelBuilder b;
   b.input("x", DType::f32, {1, 8, 12, 20});
   std::string in = "x";
-  for (int i = 0; i < 14; ++i) {
-    const std::string w = "w" + std::to_string(i), out = i == 13 ? "y" : "h" + std::to_string(i);
+  for (int i = 0; i < length; ++i) {
+    const std::string w = "w" + std::to_string(i);
+    const std::string out = i == length - 1 ? "y" : "h" + std::to_string(i);
     const int64_t k = i % 2 ? 3 : 1;
     b.initializer(w, ramp({9 + i, 8 + i, k, k}, 0.03125f, i));
     auto& conv = b.node("Conv", {in, w}, {out}, "conv" + std::to_string(i));
@@ -84,6 +87,58 @@ TEST_F(RuntimeTest, PartsLinkTheSharedInstancesBuiltOnceAndRebuiltWhenMissing) {
   Session again(path, options());
   EXPECT_TRUE(fs::exists(so)) << "the shared instances are built again";
   EXPECT_TRUE(again.run(in).at("y").bitwise_equal(got.at("y")));
+}
+
+// The part sources in `cache` that declare the shared instances (the parts of a unit of three
+// parts or more), with the entry points each defines.
+std::map<fs::path, int> parts_and_entries(const fs::path& cache) {
+  std::map<fs::path, int> parts;
+  for (const auto& e : fs::directory_iterator(cache)) {
+    if (e.path().extension() != ".cpp") continue;
+    const std::string text = read_text(e.path());
+    if (text.find("extern template") == std::string::npos) continue;
+    int entries = 0;
+    for (size_t at = text.find("extern \"C\""); at != std::string::npos;
+         at = text.find("extern \"C\"", at + 1))
+      ++entries;
+    parts[e.path()] = entries;
+  }
+  return parts;
+}
+
+TEST_F(RuntimeTest, KernelsCompiledForAnotherModelAreLoadedNotCompiledAgain) {
+  const std::string shorter = (dir_ / "convs14.onnx").string();
+  const std::string longer = (dir_ / "convs16.onnx").string();
+  std::ofstream(shorter, std::ios::binary) << conv_chain(14).bytes();
+  std::ofstream(longer, std::ios::binary) << conv_chain(16).bytes();
+  Session first(shorter, options());
+  ASSERT_GT(first.compile_seconds(), 0);
+  const std::map<fs::path, int> before = parts_and_entries(dir_ / "cache");
+  int compiled_before = 0;
+  for (const auto& [part, entries] : before)
+    compiled_before += entries;
+  EXPECT_EQ(compiled_before, 14) << "each of the 14 kernels compiled once";
+
+  Options ref_options = options();
+  ref_options.target = TargetKind::ref;
+  Session ref(longer, ref_options);
+  const HostTensorMap in = testing::random_inputs(ref, 7);
+  Session second(longer, options());
+  std::map<fs::path, int> added = parts_and_entries(dir_ / "cache");
+  for (const auto& [part, entries] : before)
+    added.erase(part);
+  ASSERT_EQ(added.size(), 1u) << "the kernels new to the cache compile in one part";
+  // The two new convolutions, and the last of the shorter chain where writing a graph output
+  // makes its kernel another one.
+  EXPECT_GE(added.begin()->second, 2);
+  EXPECT_LE(added.begin()->second, 3);
+  EXPECT_GE(second.compiled_objects(), 4) << "three parts loaded from the cache, one compiled";
+  const Comparison c = compare_rel_l2(second.run(in).at("y"), ref.run(in).at("y"), 1e-5);
+  EXPECT_TRUE(c.ok) << c.message;
+
+  Session again(longer, options());
+  EXPECT_EQ(again.compile_seconds(), 0) << "every kernel cached";
+  EXPECT_EQ(parts_and_entries(dir_ / "cache").size(), before.size() + 1);
 }
 
 } // namespace

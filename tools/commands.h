@@ -14,5 +14,6 @@ void add_check_command(CLI::App& app, int& exit_code);
 void add_opt_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);
 void add_compile_command(CLI::App& app, int& exit_code);
+void add_prebuild_command(CLI::App& app, int& exit_code);
 
 } // namespace vtc::cli

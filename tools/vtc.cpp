@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   vtc::cli::add_opt_command(app, exit_code);
   vtc::cli::add_explain_command(app, exit_code);
   vtc::cli::add_compile_command(app, exit_code);
+  vtc::cli::add_prebuild_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -53,6 +53,11 @@ std::vector<std::string> default_compile_flags() {
           "-fopenmp", "-std=c++20",    "-shared",           "-fPIC"};
 }
 
+std::string default_prebuilt_dir(const std::string& built_in) {
+  const char* value = std::getenv("VTC_PREBUILT_DIR");
+  return value ? std::string(value) : built_in;
+}
+
 bool default_sanitize() {
   std::string value = env("VTC_SANITIZE");
   return !value.empty() && value != "0";

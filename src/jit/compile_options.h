@@ -22,6 +22,9 @@ std::string default_source_dir(const std::string& built_from);
 std::vector<std::string> default_compile_flags();
 // Whether $VTC_SANITIZE is set to anything but "" or "0".
 bool default_sanitize();
+// Where the objects vtc builds with itself lie (`vtc prebuild`): $VTC_PREBUILT_DIR when set
+// (empty: none), else `built_in`.
+std::string default_prebuilt_dir(const std::string& built_in);
 
 struct CompileOptions {
   // The compiler command; split on whitespace, so a launcher such as "ccache g++" works.
@@ -39,6 +42,10 @@ struct CompileOptions {
   std::vector<std::string> include_dirs;
   // Where <key>.so, <key>.cpp and <key>.ok live; created when missing.
   std::string cache_dir = default_cache_dir();
+  // Read-only entries built with vtc itself (`vtc prebuild`: the kernel headers precompiled,
+  // the GEMM engines' shared instances), used where they match and never written at run time;
+  // empty: none. A model's first compile then starts without them to build.
+  std::string prebuilt_dir;
   // Build the generated code with AddressSanitizer and UBSan (sanitizer.h): the flags become
   // effective_flags(), and the process must have the ASan runtime loaded. Executors then
   // allocate each buffer on its own, so an out-of-bounds access is reported (executor.h).

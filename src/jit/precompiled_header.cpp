@@ -39,6 +39,13 @@ void write_preamble(const std::string& preamble, const CompileOptions& options) 
   if (!fs::exists(header)) write_atomically(header, preamble);
 }
 
+bool preamble_built(const std::string& preamble, const CompileOptions& options) {
+  if (!takes_gch(options.compiler)) return false;
+  const fs::path header = header_path(preamble, options);
+  std::error_code ec;
+  return fs::exists(header, ec) && fs::exists(header.string() + ".gch", ec);
+}
+
 PreambleBuild build_preamble(const std::string& preamble, const CompileOptions& options) {
   PreambleBuild out;
   if (!takes_gch(options.compiler)) return out;

@@ -33,6 +33,10 @@ struct PreambleBuild {
 // Throws vtc::Error when the cache directory cannot be written.
 void write_preamble(const std::string& preamble, const CompileOptions& options);
 
+// Whether options.cache_dir holds K.h and K.h.gch for `preamble` (a prebuilt directory that
+// does: compile_cpu_unit's parts include its K.h, and nothing is built).
+bool preamble_built(const std::string& preamble, const CompileOptions& options);
+
 // write_preamble, then compiles K.h.gch where it is missing. A header that does not compile
 // leaves K.h alone: the parts then parse it as text and report what is wrong with it. Throws
 // vtc::Error when the cache directory cannot be written.

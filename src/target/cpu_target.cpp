@@ -95,6 +95,7 @@ jit::CompileOptions CpuTarget::compile_options(const Options& o) const {
       << "kernel templates not found in " << kernels.string()
       << " (Options::source_dir names the vtc source tree)";
   c.include_dirs = {kernels.string(), root};
+  c.prebuilt_dir = jit::default_prebuilt_dir(VTC_PREBUILT_DIR);
   c.verbose = o.verbose;
   c.sanitize = c.sanitize || o.sanitize;
   return c;

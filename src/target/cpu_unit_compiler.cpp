@@ -13,11 +13,13 @@
 #include <optional>
 #include <set>
 
+#include "codegen/cpu_dialect.h"
 #include "jit/cache_files.h"
 #include "jit/cache_key.h"
 #include "jit/parallel.h"
 #include "jit/precompiled_header.h"
 #include "jit/progress.h"
+#include "vtc/error.h"
 
 namespace vtc {
 
@@ -53,6 +55,11 @@ std::string shared_instances(const std::string& keyword) {
   for (const char* instance : kSharedInstances)
     out += keyword + " " + instance + ";\n";
   return out + "#endif\n";
+}
+
+// The object of the shared instances for parts starting with `preamble_line`.
+std::string shared_instances_source(const std::string& preamble_line) {
+  return preamble_line + shared_instances("template");
 }
 
 // The order parts are compiled in: the heaviest first (by their entries' weights), so that the
@@ -114,6 +121,31 @@ void record_compiled_kernels(const KernelIndex& index, const std::vector<size_t>
 
 } // namespace
 
+PrebuiltCpuObjects prebuild_cpu_objects(const jit::CompileOptions& options) {
+  PrebuiltCpuObjects out;
+  const CpuDialect dialect;
+  for (bool openblas : {false, true}) {
+    if (openblas && !VTC_OPENBLAS) continue;
+    TranslationUnitFeatures features;
+    features.openblas = openblas;
+    const std::string preamble = dialect.preamble(features);
+    const jit::PreambleBuild b = jit::build_preamble(preamble, options);
+    out.built += b.built ? 1 : 0;
+    out.seconds += b.seconds;
+    VTC_CHECK(jit::preamble_built(preamble, options))
+        << "the kernel headers do not compile into a precompiled header in " << options.cache_dir
+        << " (compile a model with --verbose to see the compiler's diagnostics)";
+    jit::CompileOptions shared = options;
+    if (openblas) shared.libraries.push_back("openblas");
+    const jit::CompiledObject o = jit::compile_object(
+        shared_instances_source(jit::preamble_include(preamble, options)), shared);
+    out.built += o.cached ? 0 : 1;
+    out.seconds += o.seconds;
+    out.entries += 2;
+  }
+  return out;
+}
+
 CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::CompileOptions& options) {
   CompiledCpuUnit out;
   if (unit.entry_texts.empty()) { // written by hand: one part, all its entry points
@@ -130,24 +162,36 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
   }
   // Parts start with an include of the preamble's precompiled form: its headers are parsed
   // once for every part (and every later unit), not once a part. The header it names is
-  // written first: the parts' cache keys cover its content. Then the declarations of the
-  // shared instances, defined by the object that every part links (its path in their keys).
-  std::string preamble = jit::preamble_include(unit.preamble, options);
+  // written first: the parts' cache keys cover its content. It is the prebuilt directory's
+  // where that holds it (nothing to build), else the cache directory's. Then the declarations
+  // of the shared instances, defined by the object that every part links (its path in their
+  // keys): the prebuilt one where it matches, else the cache directory's.
+  jit::CompileOptions prebuilt = options;
+  prebuilt.cache_dir = options.prebuilt_dir;
+  const bool header_prebuilt =
+      !options.prebuilt_dir.empty() && jit::preamble_built(unit.preamble, prebuilt);
+  std::string preamble = jit::preamble_include(unit.preamble, header_prebuilt ? prebuilt : options);
   jit::CompileOptions part = options;
   part.libraries.insert(part.libraries.end(), unit.libraries.begin(), unit.libraries.end());
   part.progress = nullptr; // one line for the unit, counting kernels
   part.verbose = false;
   const jit::CompileOptions shared_options = part;
   std::string shared_source;
-  jit::write_preamble(unit.preamble, options);
+  if (!header_prebuilt) jit::write_preamble(unit.preamble, options);
   // A unit of one or two parts compiles its few copies of the instances beside each other
   // sooner than it would wait for their object (before the first part could start).
   if (unit.entry_texts.size() > 2 * kKernelsPerCpuPart) {
-    shared_source = preamble + shared_instances("template");
-    const std::filesystem::path dir = std::filesystem::absolute(options.cache_dir);
-    part.link_objects.push_back(
-        (dir / (jit::cache_key(shared_source, shared_options) + ".so")).string());
+    shared_source = shared_instances_source(preamble);
+    const std::string key = jit::cache_key(shared_source, shared_options);
+    jit::CompileOptions prebuilt_shared = shared_options;
+    prebuilt_shared.cache_dir = options.prebuilt_dir;
+    const bool shared_prebuilt =
+        !options.prebuilt_dir.empty() && jit::object_cached(shared_source, prebuilt_shared);
+    const std::filesystem::path dir =
+        std::filesystem::absolute(shared_prebuilt ? options.prebuilt_dir : options.cache_dir);
+    part.link_objects.push_back((dir / (key + ".so")).string());
     preamble += shared_instances("extern template");
+    if (shared_prebuilt) shared_source.clear(); // nothing to build
   }
 
   // The kernels compiled before, by this unit or another, come from the parts that hold them;
@@ -173,7 +217,7 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
   const std::vector<size_t> order = heaviest_first(unit, parts);
   const size_t shared_tasks =
       !shared_source.empty() && !jit::object_cached(shared_source, shared_options) ? 1 : 0;
-  const size_t first_part = shared_tasks + (sources.empty() ? 0 : 1);
+  const size_t first_part = shared_tasks + (sources.empty() || header_prebuilt ? 0 : 1);
   std::mutex shared_mutex;
   std::condition_variable shared_built;
   bool shared_done = shared_tasks == 0;
@@ -195,7 +239,7 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
       jit::compile_object(shared_source, shared_options);
       return;
     }
-    if (task < first_part) {
+    if (task < first_part) { // the precompiled header, in the cache directory
       const jit::PreambleBuild b = jit::build_preamble(unit.preamble, options);
       if (options.verbose && b.built)
         std::fprintf(stderr, "vtc: precompiled the kernel headers in %.2f s\n", b.seconds);

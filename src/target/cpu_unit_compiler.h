@@ -31,6 +31,18 @@ struct CompiledCpuUnit {
 // Kernels per part.
 inline constexpr size_t kKernelsPerCpuPart = 6;
 
+// Builds into options.cache_dir what every unit's parts would otherwise build in their cache
+// first, for both preambles of the cpu dialect (with and without OpenBLAS): the precompiled
+// kernel headers and the shared instances' object. A directory so filled is a prebuilt
+// directory (CompileOptions::prebuilt_dir). Throws vtc::Error when the headers or the
+// instances do not compile or the directory cannot be written.
+struct PrebuiltCpuObjects {
+  int entries = 0;    // headers and objects the directory holds
+  int built = 0;      // of them built now (the others were there)
+  double seconds = 0; // in the compiler
+};
+PrebuiltCpuObjects prebuild_cpu_objects(const jit::CompileOptions& options);
+
 // Compiles and loads `unit` with `options` (its libraries linked into every part), on one
 // thread per core; kernels compiled so far are counted on options.progress when given. Throws
 // what compile_and_load throws for the first part that fails.

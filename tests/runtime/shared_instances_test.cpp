@@ -4,13 +4,17 @@
 // and a cache that lost that object builds it again and loads its cached parts with it, to the
 // same bits. Kernels are cached one by one: a longer chain compiles only the kernels the
 // shorter one lacks, in a part of their own, and loads the others from the shorter one's parts.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "model_builder.h"
 #include "runtime_test_util.h"
+#include "target/cpu_unit_compiler.h"
+#include "target/target.h"
 
 namespace vtc {
 namespace {
@@ -39,6 +43,25 @@ ModelBuilder conv_chain(int length = 14) {
   return b;
 }
 
+// $VTC_PREBUILT_DIR set to `value` while the object lives (the tests that count what a cache
+// builds build it all there, with no prebuilt directory).
+class ScopedPrebuiltDir {
+public:
+  explicit ScopedPrebuiltDir(const std::string& value) {
+    if (const char* v = std::getenv("VTC_PREBUILT_DIR")) old_ = v;
+    setenv("VTC_PREBUILT_DIR", value.c_str(), 1);
+  }
+  ~ScopedPrebuiltDir() {
+    if (old_)
+      setenv("VTC_PREBUILT_DIR", old_->c_str(), 1);
+    else
+      unsetenv("VTC_PREBUILT_DIR");
+  }
+
+private:
+  std::optional<std::string> old_;
+};
+
 std::string read_text(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -63,6 +86,7 @@ std::pair<std::vector<fs::path>, int> shared_and_declaring(const fs::path& cache
 }
 
 TEST_F(RuntimeTest, PartsLinkTheSharedInstancesBuiltOnceAndRebuiltWhenMissing) {
+  const ScopedPrebuiltDir none("");
   const std::string path = (dir_ / "convs.onnx").string();
   std::ofstream(path, std::ios::binary) << conv_chain().bytes();
   Options ref_options = options();
@@ -107,6 +131,7 @@ std::map<fs::path, int> parts_and_entries(const fs::path& cache) {
 }
 
 TEST_F(RuntimeTest, KernelsCompiledForAnotherModelAreLoadedNotCompiledAgain) {
+  const ScopedPrebuiltDir none("");
   const std::string shorter = (dir_ / "convs14.onnx").string();
   const std::string longer = (dir_ / "convs16.onnx").string();
   std::ofstream(shorter, std::ios::binary) << conv_chain(14).bytes();
@@ -139,6 +164,38 @@ TEST_F(RuntimeTest, KernelsCompiledForAnotherModelAreLoadedNotCompiledAgain) {
   Session again(longer, options());
   EXPECT_EQ(again.compile_seconds(), 0) << "every kernel cached";
   EXPECT_EQ(parts_and_entries(dir_ / "cache").size(), before.size() + 1);
+}
+
+TEST_F(RuntimeTest, PrebuiltHeadersAndInstancesAreReadNotBuiltAgain) {
+  const fs::path prebuilt_dir = dir_ / "prebuilt";
+  jit::CompileOptions c = target_for(TargetKind::cpu).compile_options(options());
+  c.cache_dir = prebuilt_dir.string();
+  const PrebuiltCpuObjects first = prebuild_cpu_objects(c);
+  EXPECT_EQ(first.built, first.entries);
+  EXPECT_GE(first.entries, 2);
+  EXPECT_EQ(prebuild_cpu_objects(c).built, 0) << "a second prebuild finds them all";
+
+  const ScopedPrebuiltDir prebuilt(prebuilt_dir.string());
+  const std::string path = (dir_ / "convs.onnx").string();
+  std::ofstream(path, std::ios::binary) << conv_chain().bytes();
+  Options ref_options = options();
+  ref_options.target = TargetKind::ref;
+  Session ref(path, ref_options);
+  const HostTensorMap in = testing::random_inputs(ref, 3);
+  Session session(path, options());
+  const Comparison cmp = compare_rel_l2(session.run(in).at("y"), ref.run(in).at("y"), 1e-5);
+  EXPECT_TRUE(cmp.ok) << cmp.message;
+
+  const fs::path cache = dir_ / "cache";
+  auto [defining, declaring] = shared_and_declaring(cache);
+  EXPECT_TRUE(defining.empty()) << "the shared instances come from the prebuilt directory";
+  EXPECT_EQ(declaring, 3);
+  for (const auto& e : fs::directory_iterator(cache)) {
+    EXPECT_NE(e.path().extension(), ".gch") << "no header precompiled in the cache";
+    if (e.path().extension() == ".cpp")
+      EXPECT_NE(read_text(e.path()).find(prebuilt_dir.string()), std::string::npos)
+          << e.path() << " includes the prebuilt header";
+  }
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "codegen/cpu_dialect.h"
 #include "jit/cache_files.h"
@@ -146,6 +147,33 @@ PrebuiltCpuObjects prebuild_cpu_objects(const jit::CompileOptions& options) {
   return out;
 }
 
+std::vector<std::vector<size_t>> cut_into_parts(const TranslationUnit& unit,
+                                                const std::vector<size_t>& entries, size_t cores) {
+  if (entries.empty()) return {};
+  cores = std::max<size_t>(cores, 1);
+  const size_t rounds =
+      (entries.size() + cores * kMaxKernelsPerCpuPart - 1) / (cores * kMaxKernelsPerCpuPart);
+  const size_t count = std::min(entries.size(), cores * rounds);
+  auto weight = [&](size_t k) { return k < unit.entry_weights.size() ? unit.entry_weights[k] : 1; };
+  // The heaviest entries first, each to the lightest part that has room (the first of equals).
+  std::vector<size_t> by_weight = entries;
+  std::stable_sort(by_weight.begin(), by_weight.end(),
+                   [&](size_t a, size_t b) { return weight(a) > weight(b); });
+  const size_t room = (entries.size() + count - 1) / count;
+  std::vector<std::vector<size_t>> parts(count);
+  std::vector<int> load(count, 0);
+  for (size_t k : by_weight) {
+    size_t best = count;
+    for (size_t p = 0; p < count; ++p)
+      if (parts[p].size() < room && (best == count || load[p] < load[best])) best = p;
+    parts[best].push_back(k);
+    load[best] += weight(k);
+  }
+  for (std::vector<size_t>& p : parts)
+    std::sort(p.begin(), p.end());
+  return parts;
+}
+
 CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::CompileOptions& options) {
   CompiledCpuUnit out;
   if (unit.entry_texts.empty()) { // written by hand: one part, all its entry points
@@ -180,7 +208,7 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
   if (!header_prebuilt) jit::write_preamble(unit.preamble, options);
   // A unit of one or two parts compiles its few copies of the instances beside each other
   // sooner than it would wait for their object (before the first part could start).
-  if (unit.entry_texts.size() > 2 * kKernelsPerCpuPart) {
+  if (unit.entry_texts.size() >= kSharedInstancesMinKernels) {
     shared_source = shared_instances_source(preamble);
     const std::string key = jit::cache_key(shared_source, shared_options);
     jit::CompileOptions prebuilt_shared = shared_options;
@@ -195,13 +223,10 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
   }
 
   // The kernels compiled before, by this unit or another, come from the parts that hold them;
-  // the others are compiled, in parts of kKernelsPerCpuPart in the unit's order.
+  // the others are compiled, in parts cut for this machine's cores.
   const KernelIndex index = find_compiled_kernels(unit, preamble, part);
-  std::vector<std::vector<size_t>> parts;
-  for (size_t first = 0; first < index.missing.size(); first += kKernelsPerCpuPart)
-    parts.emplace_back(index.missing.begin() + long(first),
-                       index.missing.begin() +
-                           long(std::min(index.missing.size(), first + kKernelsPerCpuPart)));
+  const std::vector<std::vector<size_t>> parts =
+      cut_into_parts(unit, index.missing, std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> sources;
   for (const std::vector<size_t>& entries : parts)
     sources.push_back(part_source(unit, entries, preamble));

@@ -1,9 +1,10 @@
 // The parts of a cpu unit (cpu_unit_compiler.cpp). The template instances the parts of a unit
-// of three parts or more share are compiled once into a cache entry of their own, which every
+// of 13 kernels or more share are compiled once into a cache entry of their own, which every
 // part declares and links; a chain of convolutions so compiled gives the reference's values,
 // and a cache that lost that object builds it again and loads its cached parts with it, to the
 // same bits. Kernels are cached one by one: a longer chain compiles only the kernels the
-// shorter one lacks, in a part of their own, and loads the others from the shorter one's parts.
+// shorter one lacks, in parts of their own, and loads the others from the shorter one's parts;
+// prebuilt headers and instances are read, not built again; parts are cut per core, balanced.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -26,7 +27,7 @@ using testing::ramp;
 using testing::RuntimeTest;
 
 // x [1, 8, 12, 20] -> `length` convolutions, 1x1 and 3x3 (padding 1) in turn, each adding a
-// channel (no two alike) -> y [1, 8 + length, 12, 20]: 14 kernels by default, three parts.
+// channel (no two alike) -> y [1, 8 + length, 12, 20]: 14 kernels by default.
 ModelBuilder conv_chain(int length = 14) {
   ModelBuilder b;
   b.input("x", DType::f32, {1, 8, 12, 20});

@@ -63,6 +63,11 @@ std::string shared_instances_source(const std::string& preamble_line) {
   return preamble_line + shared_instances("template");
 }
 
+// How long entry k takes to compile relative to the others (TranslationUnit::entry_weights).
+int entry_weight(const TranslationUnit& unit, size_t k) {
+  return k < unit.entry_weights.size() ? unit.entry_weights[k] : 1;
+}
+
 // The order parts are compiled in: the heaviest first (by their entries' weights), so that the
 // last part to start is a light one and no core waits long on another at the end.
 std::vector<size_t> heaviest_first(const TranslationUnit& unit,
@@ -70,7 +75,7 @@ std::vector<size_t> heaviest_first(const TranslationUnit& unit,
   std::vector<int> weight(parts.size(), 0);
   for (size_t p = 0; p < parts.size(); ++p)
     for (size_t k : parts[p])
-      weight[p] += k < unit.entry_weights.size() ? unit.entry_weights[k] : 1;
+      weight[p] += entry_weight(unit, k);
   std::vector<size_t> order(parts.size());
   for (size_t p = 0; p < parts.size(); ++p)
     order[p] = p;
@@ -154,7 +159,7 @@ std::vector<std::vector<size_t>> cut_into_parts(const TranslationUnit& unit,
   const size_t rounds =
       (entries.size() + cores * kMaxKernelsPerCpuPart - 1) / (cores * kMaxKernelsPerCpuPart);
   const size_t count = std::min(entries.size(), cores * rounds);
-  auto weight = [&](size_t k) { return k < unit.entry_weights.size() ? unit.entry_weights[k] : 1; };
+  auto weight = [&](size_t k) { return entry_weight(unit, k); };
   // The heaviest entries first, each to the lightest part that has room (the first of equals).
   std::vector<size_t> by_weight = entries;
   std::stable_sort(by_weight.begin(), by_weight.end(),
@@ -206,8 +211,8 @@ CompiledCpuUnit compile_cpu_unit(const TranslationUnit& unit, const jit::Compile
   const jit::CompileOptions shared_options = part;
   std::string shared_source;
   if (!header_prebuilt) jit::write_preamble(unit.preamble, options);
-  // A unit of one or two parts compiles its few copies of the instances beside each other
-  // sooner than it would wait for their object (before the first part could start).
+  // A unit of few kernels compiles its own copies of the instances sooner than it would wait
+  // for their object (before its first part could start).
   if (unit.entry_texts.size() >= kSharedInstancesMinKernels) {
     shared_source = shared_instances_source(preamble);
     const std::string key = jit::cache_key(shared_source, shared_options);

@@ -86,8 +86,10 @@ DeviceExecutor::DeviceExecutor(const Program& program, const TranslationUnit& un
     }
   }
   st.device_table = device::DeviceBuffer(st.table.size() * sizeof(CUdeviceptr));
-  // What the unit derives from the constants (a library's weights in the layout it reads).
-  loaded_->prepare_constants(reinterpret_cast<const uint64_t*>(st.table.data()), st.stream.get());
+  // What the unit derives from the constants (a library's weights in the layout it reads); a
+  // program whose every step runs on the interpreter loads no unit.
+  if (loaded_)
+    loaded_->prepare_constants(reinterpret_cast<const uint64_t*>(st.table.data()), st.stream.get());
   st.stream.synchronize();
 
   auto bound = [&](int id) {

@@ -190,6 +190,23 @@ TEST_F(RuntimeTest, CudaTargetRunsOrSaysWhyNot) {
   EXPECT_TRUE(y_is_the_reference(*s, path, options(), 12));
 }
 
+// A graph of ops cuda has no kernel for runs wholly on the interpreter: no unit is loaded, and
+// the step reads and writes device buffers through host copies.
+TEST_F(RuntimeTest, CudaRunsAGraphWhollyOnTheInterpreter) {
+  testing::ModelBuilder b;
+  b.input("x", DType::f32, {4, 6});
+  b.node("Acos", {"x"}, {"y"}, "acos");
+  b.output("y");
+  const std::string path = (dir_ / "acos.onnx").string();
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  std::string why;
+  std::unique_ptr<Session> s = cuda_session(path, options(), why);
+  if (!s) GTEST_SKIP() << why;
+  for (const StepInfo& step : s->program().steps)
+    ASSERT_FALSE(step.fallback.empty()) << step.name << " is generated: choose another op";
+  EXPECT_TRUE(y_is_the_reference(*s, path, options(), 3));
+}
+
 // On cuda the greedy plan (a Concat whose pieces are written in place, Type I) is timed
 // against all-physical, and whichever is kept computes the reference's bits; with
 // Options::profile off, or on the cpu, no plan is timed.

@@ -44,8 +44,10 @@ bool cudnn_channels_last(const kernels::Conv2dShape& s) {
   const char* v = std::getenv("VTC_CUDNN_CHANNELS_LAST");
   const std::string mode = v ? v : "";
   if (mode == "0" || mode == "1") return mode == "1";
-  return s.c_in % 8 == 0 && s.c_out % 8 == 0 && s.w_out % 8 == 0 &&
-         s.n * s.h_out * s.w_out >= kChannelsLastPixels;
+  const bool vectors = s.c_in % 8 == 0 && s.c_out % 8 == 0;
+  const bool large = s.w_out % 8 == 0 && s.n * s.h_out * s.w_out >= kChannelsLastPixels;
+  if (mode == "pixels") return vectors && large;
+  return vectors && (large || s.kh * s.kw > 1);
 }
 
 } // namespace vtc

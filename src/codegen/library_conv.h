@@ -38,17 +38,22 @@ struct LibraryConvCall {
 // The form of kernel k, or nullopt when cuDNN cannot compute it.
 std::optional<LibraryConvShape> library_conv_form(const Kernel& k);
 
-// Whether cuDNN runs convolution `s` channels-last: where its channels and output rows are
-// whole 8-element vectors and its output has at least kChannelsLastPixels pixels over the batch.
-// Measured on the H200 (vtc bench greedy, f16, NCHW / channels-last where channels and rows are
-// whole vectors from 16384 pixels / every convolution channels-last): C3k2 b16 0.742 / 0.696 /
-// 0.693 ms, YOLO11n b16 1.892 / 1.889 / 1.977, ShuffleNet V2 b16 (58 and 116 channels) 0.753 /
-// 0.759 / 1.217, but YOLO11n b1 0.642 / 0.684 / 0.685 and C3k2 b1 0.085 / 0.088 / 0.088: on
-// 160 x 160 planes of one image the separate input transpose costs more than the two cuDNN's
-// own transposes it replaces, hence 65536 (b16 at 80 x 80). Else NCHW weights and raw product,
-// which cuDNN transposes itself on every call.
-// $VTC_CUDNN_CHANNELS_LAST "0" keeps every convolution NCHW, "1" makes every one channels-last
-// (to compare).
+// Whether cuDNN runs convolution `s` channels-last: where its channels are whole 8-element
+// vectors and either its window has more than one tap or its output rows are whole vectors and
+// it has at least kChannelsLastPixels pixels over the batch. NCHW, cuDNN transposes the input,
+// the weights and the output in kernels of its own on every call; channels-last, the weights
+// are prepared once, the input is transposed by one call and the epilogue reads the output
+// NHWC. Measured on the H200 (vtc bench greedy, f16, torch-exported models):
+// - large planes (NCHW / channels-last where channels and rows are whole vectors from 16384
+//   pixels / every convolution channels-last): C3k2 b16 0.742 / 0.696 / 0.693 ms, YOLO11n b16
+//   1.892 / 1.889 / 1.977, ShuffleNet V2 b16 (58 and 116 channels) 0.753 / 0.759 / 1.217, but
+//   YOLO11n b1 0.642 / 0.684 / 0.685: cuDNN computes a small pointwise convolution as a GEMM
+//   over NCHW with no transpose at all, which channels-last would add; hence 65536 pixels.
+// - windows of taps at every size (pixel rule alone / with every window channels-last,
+//   alternated twice in one run): YOLO11n b1 0.647 / 0.616 ms (75 cuDNN transposes a run ->
+//   26), YOLO11n b16 1.92 / 1.855, C3k2 b1 0.088 / 0.079, C3k2 b16 0.70 / 0.70.
+// $VTC_CUDNN_CHANNELS_LAST "0" keeps every convolution NCHW, "1" makes every one channels-last,
+// "pixels" applies the pixel rule alone (to compare).
 inline constexpr int64_t kChannelsLastPixels = 65536;
 bool cudnn_channels_last(const kernels::Conv2dShape& s);
 

@@ -10,6 +10,11 @@
 //   of its own). A block turns a tile of 64 pixels by 64 channels around through shared memory:
 //   16-byte loads along the channels, then 8 adjacent pixels of a channel stored as one vector.
 //   Launch: library_epilogue_nhwc_launch.
+// - library_epilogue_to_nhwc: the raw product dense [n, h, w, c] as above, into an output held
+//   channels-last too (the program's choice where only channels-last convolutions read it): each
+//   thread takes 8 channels of one pixel (one 16-byte load) and stores them through the output
+//   as one vector where they lie side by side there (store_channels), else one by one.
+//   Launch: library_epilogue_launch.
 #pragma once
 
 #include "common.h"
@@ -127,6 +132,90 @@ __device__ void library_epilogue_nhwc(Out out, const T* raw, Index<4> extent) {
       }
     }
     __syncthreads();
+  }
+}
+
+// Whether channels i[1] .. i[1] + N - 1 of `a` at pixel i lie side by side from an address
+// aligned for one vector of N elements.
+template <int N, class A>
+__device__ VTC_INLINE bool adjacent_channels(const A& a, const Index<4>& i) {
+  using T = typename A::value_type;
+  const T* p = a.ptr(i);
+  if (!cuda::aligned_to(p, cuda::vec_align<T, N>)) return false;
+  bool adjacent = true;
+#pragma unroll
+  for (int u = 1; u < N; ++u) {
+    Index<4> k = i;
+    k[1] += u;
+    adjacent &= a.ptr(k) == p + u;
+  }
+  return adjacent;
+}
+
+// Stores v[u] at channel i[1] + u of pixel i, u = 0 .. N - 1, through `out` as one vector store
+// where out (or the target of its epilogue) has addresses and adjacent_channels holds there:
+// the values out's store would write, element by element, so the same bits. False, storing
+// nothing, otherwise.
+template <int N, class Out>
+__device__ VTC_INLINE bool store_channels(const Out& out, const Index<4>& i, const float (&v)[N]) {
+  using namespace cuda;
+  if constexpr (epilogue_of<Out>) {
+    using O = portable::remove_cvref_t<decltype(out.target())>;
+    if constexpr (O::has_ptr && word_packed<typename O::value_type> &&
+                  (N * sizeof(typename O::value_type)) % 4 == 0) {
+      const O o = out.target();
+      if (!adjacent_channels<N>(o, i)) return false;
+      store_vector<typename O::value_type, N>(o.ptr(i), [&](int u) {
+        Index<4> k = i;
+        k[1] += u;
+        return out.value(k, v[u]);
+      });
+      return true;
+    }
+  } else if constexpr (Out::has_ptr && word_packed<typename Out::value_type> &&
+                       (N * sizeof(typename Out::value_type)) % 4 == 0) {
+    if (!adjacent_channels<N>(out, i)) return false;
+    store_vector<typename Out::value_type, N>(out.ptr(i), [&](int u) { return v[u]; });
+    return true;
+  }
+  return false;
+}
+
+// out[n, c, h, w] = raw[n, h, w, c] for every index of [n, c, h, w] = `extent`, in raw's order,
+// through out's store (the epilogue); each value stored once, as by the other two.
+template <class Out, class T>
+__device__ void library_epilogue_to_nhwc(Out out, const T* raw, Index<4> extent) {
+  static_assert(Out::rank == 4, "library_epilogue_to_nhwc: a 4-D output");
+  using namespace cuda;
+  constexpr int V = 8;
+  const int64_t channels = extent[1], height = extent[2], width = extent[3];
+  const int64_t per_pixel = cdiv(channels, V);
+  const int64_t groups = extent[0] * height * width * per_pixel;
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t g = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; g < groups; g += stride) {
+    const int64_t p = g / per_pixel, c0 = g % per_pixel * V;
+    const int64_t n = p / (height * width), h = p / width % height, w = p % width;
+    const T* src = raw + p * channels + c0;
+    const bool full = c0 + V <= channels;
+    float v[V];
+    if (full && aligned_to(src, 16)) {
+      unsigned words[V * sizeof(T) / 4];
+      load_words(src, words);
+#pragma unroll
+      for (int u = 0; u < V; ++u)
+        v[u] = to_compute(unpack<T>(words, u));
+    } else {
+#pragma unroll
+      for (int u = 0; u < V; ++u)
+        v[u] = c0 + u < channels ? float(to_compute(src[u])) : 0.0f;
+    }
+    if (full && store_channels<V>(out, Index<4>{n, c0, h, w}, v)) continue;
+#pragma unroll
+    for (int u = 0; u < V; ++u)
+      if (c0 + u < channels) {
+        const float one[1] = {v[u]};
+        store_floats<1>(out, Index<4>{n, c0 + u, h, w}, false, width, one);
+      }
   }
 }
 

@@ -13,6 +13,7 @@
 #include "mapping/contiguity.h"
 #include "mapping/emit.h"
 #include "mapping/flat_plane.h"
+#include "mapping/layout.h"
 #include "mapping/rules.h"
 #include "vtc/error.h"
 
@@ -208,10 +209,19 @@ std::string AccessorEmitter::q() const {
   return s.empty() ? s : s + " ";
 }
 
+Mapping channels_last_storage(const Value* v) {
+  const Shape& s = v->type.shape;
+  VTC_CHECK(s.size() == 4) << "value '" << v->name << "' (" << type_str(v->type)
+                           << ") is held channels-last but is not 4-D";
+  const Base* nhwc = intern_base(v, v->name + "_nhwc", {s[0], s[2], s[3], s[1]});
+  return transpose_write(value_base(v), nhwc, {0, 2, 3, 1});
+}
+
 Mapping AccessorEmitter::storage_mapping(const Value* v) const {
   auto it = storage_.virtual_values.find(v);
   if (it != storage_.virtual_values.end()) return it->second;
   VTC_CHECK(storage_.buffer_of.count(v)) << "value '" << v->name << "' has no storage";
+  if (storage_.channels_last.count(v)) return channels_last_storage(v);
   return identity_mapping(value_base(v));
 }
 

@@ -63,6 +63,9 @@ struct PostOp {
 // Indices of an operand of shape `in` read at index `i` of a result of rank `out_rank`, with
 // numpy broadcasting (size-1 dims read index 0).
 IndexTerms broadcast_index(const Shape& in, int out_rank);
+// The storage of a 4-D value v held channels-last: v[n, c, h, w] at [n, h, w, c] of a base
+// keyed by v (its buffer) of shape [n, h, w, c].
+Mapping channels_last_storage(const Value* v);
 // Row-major unflattening of dimension `d` of the index over `dims`: one term per dim.
 IndexTerms unflatten(int d, const Shape& dims);
 // The index `operand` k of `node` is read at, for a result of rank `rank`: broadcast, except
@@ -100,10 +103,14 @@ public:
   Acc stored_as_is(const Value* v);
   // The accessor a kernel reads a value through: computed when produced inside the kernel.
   Acc value(const Value* v);
-  // Whether v is read from a buffer of its own, as stored (neither virtual nor computed here).
+  // Whether v is read from a buffer of its own, as stored (neither virtual nor computed here)
+  // and dense in its own order (not channels-last).
   bool physical(const Value* v) const {
-    return storage_.buffer_of.count(v) && !storage_.virtual_values.count(v) && !inside.count(v);
+    return storage_.buffer_of.count(v) && !storage_.virtual_values.count(v) &&
+           !storage_.channels_last.count(v) && !inside.count(v);
   }
+  // Whether v lies in its buffer channels-last (StorageMap::channels_last).
+  bool channels_last(const Value* v) const { return storage_.channels_last.count(v) != 0; }
 
   Acc mapped(const Mapping& m, DType dtype);
   Acc computed(const Value* v);

@@ -27,12 +27,15 @@ struct LibraryConvShape {
 // One library convolution of a step: its shape, the buffers of its input and weights (their
 // addresses are read from the executor's table when the call is made), the library
 // (KernelImpl::cudnn_conv or cublaslt_conv), and whether it runs channels-last (cuDNN: weights
-// prepared [c_out, kh, kw, c_in], the raw product NHWC, read by library_epilogue_nhwc).
+// prepared [c_out, kh, kw, c_in], the raw product NHWC, read by library_epilogue_nhwc), and
+// whether its input buffer already holds the input channels-last (StorageMap::channels_last:
+// no transpose before the call).
 struct LibraryConvCall {
   LibraryConvShape conv;
   int x_buffer = -1, w_buffer = -1;
   KernelImpl library = KernelImpl::cudnn_conv;
   bool channels_last = false;
+  bool input_channels_last = false;
 };
 
 // The form of kernel k, or nullopt when cuDNN cannot compute it.

@@ -213,7 +213,8 @@ namespace {
 // A convolution through cuDNN or cuBLASLt: the library call (its raw product into the step's
 // scratch, NHWC from cuDNN channels-last, else NCHW), then the generated epilogue storing it
 // through `out` (over `cs`'s output, whose planes may be flattened: the scratch is dense either
-// way).
+// way): in the raw product's order where the output is held channels-last too
+// (library_epilogue_to_nhwc), else turned around through shared memory.
 std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
                                            const kernels::Conv2dShape& cs) {
   const Kernel& k = c.kernel;
@@ -222,18 +223,25 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
   const bool cublaslt = k.impl == KernelImpl::cublaslt_conv;
   KernelCall library{cublaslt ? "cublasLtMatmul" : "cudnnConvolutionForward", {}, {}};
   const bool channels_last = !cublaslt && cudnn_channels_last(form->shape);
+  const Value* x = k.anchor->inputs[0];
+  const bool input_held = c.g.channels_last(x), output_held = c.g.channels_last(k.outputs[0]);
+  VTC_CHECK(channels_last || (!input_held && !output_held))
+      << k.name << ": a tensor held channels-last is an operand of an NCHW convolution";
   library.library_conv =
-      LibraryConvCall{*form, c.g.physical_buffer(k.anchor->inputs[0]),
-                      c.g.physical_buffer(k.anchor->inputs[1]), k.impl, channels_last};
+      LibraryConvCall{*form,  c.g.physical_buffer(x), c.g.physical_buffer(k.anchor->inputs[1]),
+                      k.impl, channels_last,          input_held};
   library.launch = kernels::Launch{};
   const kernels::Index<4> extent{cs.n, cs.c_out, cs.h_out, cs.w_out};
   const std::string type = cpp_storage_type(form->dtype);
-  KernelCall epilogue{channels_last ? "library_epilogue_nhwc" : "library_epilogue",
+  const char* name = output_held     ? "library_epilogue_to_nhwc"
+                     : channels_last ? "library_epilogue_nhwc"
+                                     : "library_epilogue";
+  KernelCall epilogue{name,
                       {},
                       {out.init, "static_cast<const " + type + "*>(ws)",
                        shape_array({cs.n, cs.c_out, cs.h_out, cs.w_out})}};
-  epilogue.launch = channels_last ? kernels::library_epilogue_nhwc_launch(extent)
-                                  : kernels::library_epilogue_launch(extent);
+  epilogue.launch = channels_last && !output_held ? kernels::library_epilogue_nhwc_launch(extent)
+                                                  : kernels::library_epilogue_launch(extent);
   return {library, epilogue};
 }
 

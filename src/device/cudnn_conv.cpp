@@ -144,6 +144,7 @@ struct CudnnConv::Plan {
   size_t workspace = 0;
   std::string what;
   bool channels_last = false;
+  bool input_channels_last = false; // x given NHWC: no copy
   // Channels-last: the weights as given ([c_out, c_in, kh, kw] as a 4-D tensor) and as
   // prepared, and the prepared copy of each weights buffer, by its address; the input as given
   // (NCHW; x is its NHWC copy, made at the start of the workspace on every call).
@@ -162,11 +163,15 @@ struct CudnnConv::Plan {
   }
 };
 
-CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype, bool channels_last)
+CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype, bool channels_last,
+                     bool input_channels_last)
     : plan_(std::make_unique<Plan>()) {
   Plan& p = *plan_;
   p.what = shape_text(s, dtype);
+  VTC_CHECK(channels_last || !input_channels_last)
+      << p.what << ": an input given channels-last to an NCHW plan";
   p.channels_last = channels_last;
+  p.input_channels_last = input_channels_last;
   Cudnn& c = cudnn();
   VTC_CHECK(c.error.empty()) << p.what << ": " << c.error;
   VTC_CHECK(dtype == DType::f16 || dtype == DType::bf16)
@@ -188,7 +193,8 @@ CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype, bool channels_l
         p.what + " (weights)");
   if (channels_last) {
     // cuDNN has no algorithm for an NCHW input with NHWC weights and output.
-    p.input_copy_bytes = (size_t(s.n * s.c_in * s.h * s.w) * dtype_size(dtype) + 255) / 256 * 256;
+    if (!input_channels_last)
+      p.input_copy_bytes = (size_t(s.n * s.c_in * s.h * s.w) * dtype_size(dtype) + 255) / 256 * 256;
     check(c, c.cudnnCreateTensorDescriptor(&p.x_given), p.what);
     check(c,
           c.cudnnSetTensor4dDescriptor(p.x_given, CUDNN_TENSOR_NCHW, t, i(s.n), i(s.c_in), i(s.h),
@@ -288,7 +294,7 @@ void CudnnConv::run(CUstream stream, CUdeviceptr x, CUdeviceptr w, CUdeviceptr y
   const float one = 1.0f, zero = 0.0f;
   std::lock_guard lock(c.mutex);
   check(c, c.cudnnSetStream(c.handle, reinterpret_cast<cudaStream_t>(stream)), p.what);
-  if (p.channels_last) {
+  if (p.channels_last && !p.input_channels_last) {
     check(c, c.cudnnTransformTensor(c.handle, &one, p.x_given, ptr(x), &zero, p.x, ptr(workspace)),
           p.what + " (input to channels-last)");
     x = workspace;
@@ -312,7 +318,7 @@ std::string cudnn_unavailable_reason() {
 
 struct CudnnConv::Plan {};
 
-CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype, bool) {
+CudnnConv::CudnnConv(const kernels::Conv2dShape& s, DType dtype, bool, bool) {
   VTC_FAIL() << shape_text(s, dtype) << ": " << cudnn_unavailable_reason();
 }
 CudnnConv::~CudnnConv() = default;

@@ -9,8 +9,9 @@
 // transposed to NHWC at the start of the workspace on every call (cuDNN has no algorithm for
 // an NCHW input with NHWC weights and output), and the raw product is written NHWC: cuDNN's
 // tensor-core kernels are channels-last, and given NCHW weights and output it transposes both
-// in kernels of its own on every call. Built without <cudnn.h>, cudnn_available() is false and
-// a CudnnConv throws.
+// in kernels of its own on every call; where the program holds the input channels-last
+// already (`input_channels_last`), it is read as it lies. Built without <cudnn.h>,
+// cudnn_available() is false and a CudnnConv throws.
 #pragma once
 
 #include <cstddef>
@@ -35,9 +36,11 @@ class CudnnConv final : public ConvPlan {
 public:
   // A convolution of an NCHW input of `dtype` (f16 or bf16; the product accumulates in f32),
   // weights [c_out, c_in, kh, kw], padded by pad_top / pad_left on both sides, into an NHWC
-  // raw product with weights prepared channels-last when `channels_last`, else all NCHW.
-  // Throws a vtc::Error naming the shape when cuDNN is missing or has no algorithm for it.
-  CudnnConv(const kernels::Conv2dShape& shape, DType dtype, bool channels_last);
+  // raw product with weights prepared channels-last when `channels_last` (the input given
+  // NHWC when `input_channels_last` too), else all NCHW. Throws a vtc::Error naming the shape
+  // when cuDNN is missing or has no algorithm for it.
+  CudnnConv(const kernels::Conv2dShape& shape, DType dtype, bool channels_last,
+            bool input_channels_last = false);
   ~CudnnConv() override;
 
   size_t workspace_bytes() const override;

@@ -77,6 +77,7 @@ std::string print_program(const Program& p) {
     os << "  buffer " << i << " " << buffer_role_name(b.role) << " '" << b.name << "' "
        << type_str(b.type);
     if (b.alias_of >= 0) os << " aliases " << b.alias_of;
+    if (b.value && p.storage.channels_last.count(b.value)) os << " channels-last";
     os << "\n";
   }
   for (size_t s = 0; s < p.steps.size(); ++s) {

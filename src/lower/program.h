@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ struct BufferInfo {
 struct StorageMap {
   std::map<const Value*, int> buffer_of;
   std::map<const Value*, Mapping> virtual_values;
+  // Physical 4-D values held in their buffer channels-last: [n, c, h, w] stored as [n, h, w, c]
+  // (the cuda target's choice, for tensors only cuDNN's channels-last convolutions touch:
+  // choose_channels_last in target/cuda_layouts.h). Kernels reach them through
+  // channels_last_storage, never as dense.
+  std::set<const Value*> channels_last;
 };
 
 // How a kernel touches one value.

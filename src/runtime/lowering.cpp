@@ -65,7 +65,9 @@ Program lower_strategy(const Graph& g, const KernelGraph& kg, const Strategy& st
   lower.donated = std::set<std::string>(options.donate.begin(), options.donate.end());
   lower.generates_kernel = [&target](const Kernel& k) { return target.generates_kernel(k); };
   lower.generates_copy = [&target](const Node& n) { return target.generates_copy(n); };
-  return lower_program(g, kg, decision, lower);
+  Program program = lower_program(g, kg, decision, lower);
+  target.choose_layouts(program);
+  return program;
 }
 
 Program lower_for_target(const Graph& g, const Options& options) {

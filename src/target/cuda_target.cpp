@@ -18,6 +18,7 @@
 #include "device/cuda_objects.h"
 #include "device/cudnn_conv.h"
 #include "kernels/cuda/conv_direct.h"
+#include "target/cuda_layouts.h"
 #include "target/cuda_unit_compiler.h"
 #include "vtc/error.h"
 
@@ -72,7 +73,8 @@ struct ConvPlans {
     const kernels::Conv2dShape& c = s.shape;
     const bool cublaslt = call.library == KernelImpl::cublaslt_conv;
     std::string key = std::to_string(int(s.dtype)) + (cublaslt ? ",cublaslt" : ",cudnn") +
-                      (call.channels_last ? ",nhwc" : ",nchw");
+                      (call.channels_last ? ",nhwc" : ",nchw") +
+                      (call.input_channels_last ? ",held" : "");
     for (int64_t v : {c.n, c.c_in, c.h, c.w, c.c_out, c.h_out, c.w_out, c.kh, c.kw, c.groups,
                       c.stride_h, c.stride_w, c.dil_h, c.dil_w, c.pad_top, c.pad_left})
       key += "," + std::to_string(v);
@@ -81,7 +83,8 @@ struct ConvPlans {
       if (cublaslt)
         plans.push_back(std::make_unique<device::CublasLtConv>(c, s.dtype));
       else
-        plans.push_back(std::make_unique<device::CudnnConv>(c, s.dtype, call.channels_last));
+        plans.push_back(std::make_unique<device::CudnnConv>(c, s.dtype, call.channels_last,
+                                                            call.input_channels_last));
     }
     return it->second;
   }
@@ -267,6 +270,10 @@ void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const
       k.impl = preferred_conv_impl(*form, libraries,
                                    kg.producer_movement(k.anchor->inputs[0]) != nullptr);
   }
+}
+
+void CudaTarget::choose_layouts(Program& p) const {
+  choose_channels_last(p);
 }
 
 double CudaTarget::peak_slack() const {

@@ -33,6 +33,8 @@ public:
   bool generates_copy(const Node& n) const override;
   int64_t transaction_bytes() const override { return dialect_.transaction_bytes(); }
   double peak_slack() const override;
+  // choose_channels_last (cuda_layouts.h).
+  void choose_layouts(Program& p) const override;
   bool device_memory() const override { return true; }
   const Dialect& dialect() const override { return dialect_; }
   jit::CompileOptions compile_options(const Options& options) const override;

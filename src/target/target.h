@@ -80,6 +80,9 @@ public:
   // How far (a fraction) the greedy search may let the arena rise above the lowest it has seen
   // to take a move that saves time (see greedy.h); 0: never.
   virtual double peak_slack() const { return 0; }
+  // Chooses, after lowering, how physical tensors lie in their buffers where not row-major
+  // (StorageMap::channels_last; the cuda target's choose_channels_last). Default: row-major.
+  virtual void choose_layouts(Program& /*p*/) const {}
 
   // The dialect of its translation units; throws for a target that compiles nothing.
   virtual const Dialect& dialect() const = 0;

@@ -110,6 +110,8 @@ const char* layout_name(Layout l) {
     return "concat_last";
   case Layout::computed:
     return "computed";
+  case Layout::channels_last:
+    return "channels_last";
   }
   return "?";
 }
@@ -185,6 +187,7 @@ Operand make_operand(DType t, std::vector<int64_t> shape, Layout l) {
   if (l == Layout::transposed && r < 2) l = Layout::dense;
   if (l == Layout::concat && (r < 2 || shape[size_t(r - 2)] < 2)) l = Layout::dense;
   if (l == Layout::concat_last && (r < 1 || shape[size_t(r - 1)] < 2)) l = Layout::dense;
+  if (l == Layout::channels_last && r != 4) l = Layout::dense;
   op.layout = l;
   switch (l) {
   case Layout::dense:
@@ -192,6 +195,13 @@ Operand make_operand(DType t, std::vector<int64_t> shape, Layout l) {
     op.strides0 = row_major(shape);
     op.elems0 = product(shape);
     break;
+  case Layout::channels_last: {
+    const std::vector<int64_t> ps = row_major({shape[0], shape[2], shape[3], shape[1]});
+    op.strides0 = {ps[0], ps[3], ps[1], ps[2]};
+    op.contig = 1;
+    op.elems0 = product(shape);
+    break;
+  }
   case Layout::transposed: {
     std::vector<int64_t> phys = shape;
     std::swap(phys[size_t(r - 1)], phys[size_t(r - 2)]);
@@ -236,6 +246,7 @@ std::string Operand::accessor(const std::string& p0, const std::string& p1) cons
     a = "Dense<" + t + ", " + r + ">{" + b0 + ", " + list(strides0) + "}";
     break;
   case Layout::transposed:
+  case Layout::channels_last:
     a = "Strided<" + t + ", " + r + ", 1>{" + b0 + ", " + list(strides0) + "}";
     break;
   case Layout::concat:
@@ -860,9 +871,11 @@ Case upsample_case(DType t, Layout in, Layout out, int64_t n, int64_t ch, int64_
 }
 
 Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t ch, int64_t h, int64_t w,
-                           bool channels_last) {
+                           bool channels_last, bool to_nhwc) {
   Case c;
-  c.family = channels_last ? "library_epilogue_nhwc" : "library_epilogue";
+  c.family = to_nhwc         ? "library_epilogue_to_nhwc"
+             : channels_last ? "library_epilogue_nhwc"
+                             : "library_epilogue";
   c.name = c.family + suffix(t, Layout::dense, out);
   c.group = c.family + "_" + dtype_name(t) + shape_key({n, ch, h, w});
   const std::vector<int64_t> raw =
@@ -870,8 +883,8 @@ Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t ch, int64_t h
   c.ops = {make_operand(t, {n, ch, h, w}, out), make_operand(t, raw, Layout::dense)};
   const std::string extent = "Index<4>{" + lits(n, ch, h, w) + "}";
   c.call = c.family + "(@0, @1.ptr(Index<4>{}), " + extent + ");";
-  c.launch = channels_last ? k::library_epilogue_nhwc_launch(k::Index<4>{n, ch, h, w})
-                           : k::library_epilogue_launch(k::Index<4>{n, ch, h, w});
+  c.launch = channels_last && !to_nhwc ? k::library_epilogue_nhwc_launch(k::Index<4>{n, ch, h, w})
+                                       : k::library_epilogue_launch(k::Index<4>{n, ch, h, w});
   c.bytes = 2.0 * double(n * ch * h * w) * double(dtype_bytes(t));
   c.tol = 0;
   c.ref = [=](const Inputs& x, int64_t f) {
@@ -1027,6 +1040,17 @@ std::vector<CaseFamily> representative_cases() {
       window.back().name += "_c72";
       window.push_back(library_epilogue_case(t, out, 2, 16, 7, 12, true));
       window.back().name += "_w12";
+      // In the raw product's order: 3 channels (no whole vector), 20 (a partial vector).
+      for (int64_t ch : {3, 20, 64}) {
+        window.push_back(library_epilogue_case(t, out, 2, ch, 5, 7, true, true));
+        window.back().name += "_c" + std::to_string(ch);
+      }
+    }
+    // Into an output held channels-last, as the program holds one: whole vectors of 8
+    // channels stored as one, the rest element by element.
+    for (int64_t ch : {3, 20, 64}) {
+      window.push_back(library_epilogue_case(t, Layout::channels_last, 2, ch, 5, 7, true, true));
+      window.back().name += "_c" + std::to_string(ch);
     }
     attention.push_back(attention_case(t, Layout::dense, 1, 8, 4096, 64, 8, 4096, 30.0f));
     attention.push_back(

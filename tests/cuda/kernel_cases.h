@@ -31,7 +31,8 @@ float load_value(DType t, const unsigned char* src);
 //   concat      two buffers, split along dimension rank-2 (whole rows in each piece);
 //   concat_last two buffers, split along the last dimension at a multiple of 8 (runs of 8);
 //   computed    a dense buffer read through load() only (a fused prologue's view).
-enum class Layout { dense, transposed, concat, concat_last, computed };
+// channels_last: a 4-D [n, c, h, w] stored [n, h, w, c] (else dense).
+enum class Layout { dense, transposed, concat, concat_last, computed, channels_last };
 const char* layout_name(Layout l);
 
 struct Operand {
@@ -114,9 +115,10 @@ Case depthwise_case(DType t, Layout in, int64_t n, int64_t c, int64_t h, int64_t
 Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w, int64_t c_out,
                int64_t k, int64_t stride, int64_t pad, bool direct = false);
 // library_epilogue (kernels/cuda/library_epilogue.h): a dense raw product stored through `out`,
-// [n, c, h, w], or [n, h, w, c] read by library_epilogue_nhwc when `channels_last`.
+// [n, c, h, w], or [n, h, w, c] read by library_epilogue_nhwc when `channels_last` (by
+// library_epilogue_to_nhwc, in its own order, when `to_nhwc` too).
 Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t c, int64_t h, int64_t w,
-                           bool channels_last);
+                           bool channels_last, bool to_nhwc = false);
 Case upsample_case(DType t, Layout in, Layout out, int64_t n, int64_t c, int64_t h, int64_t w,
                    int64_t factor);
 

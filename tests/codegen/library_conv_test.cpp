@@ -159,14 +159,22 @@ TEST(LibraryConvChoice, ChannelsLastWhereMeasuredFaster) {
   // C3k2's 3 x 3 at batch 16: 16 x 160 x 160 output pixels of 32 channels.
   const kernels::Conv2dShape c3k2{16, 64, 160, 160, 32, 160, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1};
   EXPECT_TRUE(cudnn_channels_last(c3k2));
-  kernels::Conv2dShape one_image = c3k2; // 25600 pixels
+  kernels::Conv2dShape one_image = c3k2; // 25600 pixels: a window of taps at any size
   one_image.n = 1;
-  EXPECT_FALSE(cudnn_channels_last(one_image));
+  EXPECT_TRUE(cudnn_channels_last(one_image));
+  kernels::Conv2dShape pointwise = one_image; // cuDNN's GEMM over NCHW, no transpose
+  pointwise.kh = pointwise.kw = 1;
+  pointwise.pad_top = pointwise.pad_left = 0;
+  EXPECT_FALSE(cudnn_channels_last(pointwise));
+  pointwise.n = 16; // 409600 pixels in rows of whole vectors
+  EXPECT_TRUE(cudnn_channels_last(pointwise));
   kernels::Conv2dShape odd_channels = c3k2; // ShuffleNet V2's 58 channels
   odd_channels.c_in = odd_channels.c_out = 58;
   EXPECT_FALSE(cudnn_channels_last(odd_channels));
-  kernels::Conv2dShape short_rows = c3k2; // rows of 20 pixels: not whole vectors
+  kernels::Conv2dShape short_rows = c3k2; // pointwise, rows of 20 pixels: not whole vectors
   short_rows.n = 256;
+  short_rows.kh = short_rows.kw = 1;
+  short_rows.pad_top = short_rows.pad_left = 0;
   short_rows.h = short_rows.w = short_rows.h_out = short_rows.w_out = 20;
   EXPECT_FALSE(cudnn_channels_last(short_rows));
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 
+#include "frontend/external_data_map.h"
 #include "onnx/onnx_pb.h"
 #include "vtc/error.h"
 
@@ -57,6 +58,8 @@ Tensor read_external(const onnx::TensorProto& proto, const std::string& base_dir
   VTC_CHECK(offset <= size && size - offset >= want)
       << what << ": external-data file " << path.string() << " holds " << size << " bytes, needs "
       << want << " at offset " << offset;
+  const MappedRegion region = map_file_region(path, offset, want, int64_t(dtype_size(type.dtype)));
+  if (region.data) return Tensor::mapped(type, region.owner, region.data);
   Tensor t(type);
   f.seekg(offset);
   f.read(reinterpret_cast<char*>(t.raw()), want);

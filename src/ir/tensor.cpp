@@ -2,7 +2,9 @@
 #include "vtc/tensor.h"
 
 #include <cmath>
+#include <cstring>
 #include <sstream>
+#include <utility>
 
 #include "vtc/error.h"
 
@@ -51,6 +53,45 @@ Tensor::Tensor(TensorType type) : type_(std::move(type)) {
   for (int64_t d : type_.shape)
     VTC_CHECK(d >= 0) << "negative dimension in " << type_str(type_);
   bytes_.assign(type_.nbytes(), std::byte{0});
+}
+
+Tensor Tensor::mapped(TensorType type, std::shared_ptr<void> owner, std::byte* data) {
+  Tensor t;
+  t.type_ = std::move(type);
+  t.mapping_ = std::move(owner);
+  t.mapped_ = data;
+  t.mapped_bytes_ = t.type_.nbytes();
+  return t;
+}
+
+// A copy owns its bytes: a mapped region stays with the one tensor it was given to.
+Tensor::Tensor(const Tensor& other)
+    : type_(other.type_), bytes_(other.raw(), other.raw() + other.nbytes()) {}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) *this = Tensor(other);
+  return *this;
+}
+
+Tensor::Tensor(Tensor&& other) noexcept
+    : type_(std::move(other.type_)), bytes_(std::move(other.bytes_)),
+      mapping_(std::move(other.mapping_)), mapped_(std::exchange(other.mapped_, nullptr)),
+      mapped_bytes_(std::exchange(other.mapped_bytes_, 0)) {}
+
+Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  if (this != &other) {
+    type_ = std::move(other.type_);
+    bytes_ = std::move(other.bytes_);
+    mapping_ = std::move(other.mapping_);
+    mapped_ = std::exchange(other.mapped_, nullptr);
+    mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
+  }
+  return *this;
+}
+
+bool Tensor::bitwise_equal(const Tensor& other) const {
+  return type_ == other.type_ && nbytes() == other.nbytes() &&
+         (nbytes() == 0 || std::memcmp(raw(), other.raw(), nbytes()) == 0);
 }
 
 double Tensor::get_f64(int64_t i) const {

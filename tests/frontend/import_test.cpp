@@ -1,9 +1,11 @@
 // ONNX import: folding of the shape arithmetic exporters emit, external data, declared types.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "frontend/external_data_map.h"
 #include "frontend/onnx_import.h"
 #include "ir/printer.h"
 #include "model_builder.h"
@@ -94,6 +96,63 @@ TEST(Import, ReadsExternalData) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("weights.bin"), std::string::npos) << e.what();
   }
+}
+
+// A region of at least kMappedRegionMinBytes at an aligned offset past the first page is mapped,
+// not copied: the values are the file's, a write changes the tensor and not the file, and a
+// copy of the tensor owns its bytes.
+TEST(Import, MapsLargeExternalRegions) {
+  auto dir = std::filesystem::temp_directory_path() / "vtc_mapped_external_test";
+  std::filesystem::create_directories(dir);
+  const int64_t n = kMappedRegionMinBytes / 4 + 1000;
+  std::vector<float> w(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    w[size_t(i)] = float(i % 977) * 0.5f;
+  const int64_t offset = 4096 + 12;
+  {
+    std::ofstream f(dir / "big.bin", std::ios::binary);
+    std::vector<char> pad(size_t(offset), 0);
+    f.write(pad.data(), std::streamsize(pad.size()));
+    f.write(reinterpret_cast<const char*>(w.data()), std::streamsize(n * 4));
+  }
+  ModelBuilder b;
+  b.input("x", DType::f32, {n});
+  auto* init = b.model().mutable_graph()->add_initializer();
+  init->set_name("w");
+  init->set_data_type(1);
+  init->add_dims(n);
+  init->set_data_location(onnx::TensorProto::EXTERNAL);
+  for (auto [k, v] : {std::pair<std::string, std::string>{"location", "big.bin"},
+                      {"offset", std::to_string(offset)},
+                      {"length", std::to_string(n * 4)}}) {
+    auto* e = init->add_external_data();
+    e->set_key(k);
+    e->set_value(v);
+  }
+  b.node("Add", {"x", "w"}, {"y"});
+  b.output("y");
+  Graph g = import_onnx_bytes(b.bytes(), dir.string(), "mapped.onnx");
+  Value* wv = g.find_value("w");
+  ASSERT_TRUE(wv && wv->constant);
+  Tensor& t = *wv->constant;
+  EXPECT_TRUE(t.is_mapped());
+  EXPECT_EQ(std::memcmp(t.raw(), w.data(), size_t(n * 4)), 0);
+  Tensor copy = t;
+  EXPECT_FALSE(copy.is_mapped());
+  t.data<float>()[5] = -1.0f;
+  EXPECT_EQ(copy.data<float>()[5], w[5]);
+  EXPECT_FALSE(copy.bitwise_equal(t));
+  Tensor moved = std::move(t);
+  EXPECT_TRUE(moved.is_mapped());
+  EXPECT_EQ(moved.data<float>()[5], -1.0f);
+  // The file is unchanged: imported again, the value is the file's.
+  Graph again = import_onnx_bytes(b.bytes(), dir.string(), "mapped.onnx");
+  EXPECT_EQ(again.find_value("w")->constant->get_f64(5), double(w[5]));
+  // An offset that is not a multiple of the element size is read as a copy.
+  init->mutable_external_data(1)->set_value(std::to_string(offset - 2));
+  Graph unaligned = import_onnx_bytes(b.bytes(), dir.string(), "mapped.onnx");
+  EXPECT_FALSE(unaligned.find_value("w")->constant->is_mapped());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Import, FrozenInputsBecomeConstants) {

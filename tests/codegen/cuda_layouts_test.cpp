@@ -5,55 +5,19 @@
 // a GPU): skipped where it does not.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdlib>
 #include <memory>
 
 #include "codegen/translation_unit.h"
+#include "conv_chain_model.h"
 #include "device/cudnn_conv.h"
 #include "frontend/onnx_import.h"
-#include "model_builder.h"
 #include "passes/canonicalize.h"
 #include "runtime/lowering.h"
 #include "target/cuda_target.h"
 
 namespace vtc {
 namespace {
-
-using testing::ModelBuilder;
-
-Tensor filled(const Shape& s, float v) {
-  Tensor t(DType::f16, s);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    t.set_f64(i, v);
-  return t;
-}
-
-// x [2, 8, 10, 12] -> Conv 3 x 3 (vtc's: it reads the caller's input) -> Conv 3 x 3 (bias) ->
-// Relu = a -> Conv 3 x 3 -> y; with `second_reader`, also Abs(a) -> z.
-std::string conv_chain(bool second_reader) {
-  ModelBuilder b;
-  b.input("x", DType::f16, {2, 8, 10, 12});
-  b.initializer("w0", filled({16, 8, 3, 3}, 0.01f));
-  b.initializer("w1", filled({16, 16, 3, 3}, 0.02f));
-  b.initializer("b1", filled({16}, 0.1f));
-  b.initializer("w2", filled({16, 16, 3, 3}, 0.03f));
-  for (const auto& [in, w, out] :
-       {std::array<const char*, 3>{"x", "w0", "c0"}, std::array<const char*, 3>{"c0", "w1", "c1"},
-        std::array<const char*, 3>{"a", "w2", "y"}}) {
-    std::vector<std::string> inputs{in, w};
-    if (std::string(w) == "w1") inputs.push_back("b1");
-    ModelBuilder::set_ints(b.node("Conv", inputs, {out}, std::string("conv_") + w), "pads",
-                           {1, 1, 1, 1});
-    if (std::string(w) == "w1") b.node("Relu", {"c1"}, {"a"}, "relu");
-  }
-  b.output("y");
-  if (second_reader) {
-    b.node("Abs", {"a"}, {"z"}, "abs");
-    b.output("z");
-  }
-  return b.bytes();
-}
 
 // The program and the graph its values live in.
 struct Lowered {
@@ -84,7 +48,7 @@ TEST(CudaLayouts, TensorsBetweenChannelsLastConvolutionsLieChannelsLast) {
   if (std::getenv("VTC_CUDNN_CHANNELS_LAST") || std::getenv("VTC_CUDA_HOLD_CHANNELS_LAST"))
     GTEST_SKIP() << "a channels-last variable is set";
   for (StrategyKind s : {StrategyKind::none, StrategyKind::greedy}) {
-    const Lowered l = lowered(conv_chain(false), s);
+    const Lowered l = lowered(testing::conv_chain_model().bytes(), s);
     const Program& p = l.program;
     EXPECT_EQ(held(p), std::vector<std::string>{"a"}) << strategy_kind_name(s);
     const TranslationUnit unit = generate_translation_unit(p, CudaTarget().dialect());
@@ -100,7 +64,8 @@ TEST(CudaLayouts, TensorsBetweenChannelsLastConvolutionsLieChannelsLast) {
     EXPECT_EQ(transposed, 1) << strategy_kind_name(s);
   }
   // Read by an elementwise kernel too: it stays NCHW.
-  EXPECT_TRUE(held(lowered(conv_chain(true), StrategyKind::greedy).program).empty());
+  EXPECT_TRUE(
+      held(lowered(testing::conv_chain_model(true).bytes(), StrategyKind::greedy).program).empty());
 }
 
 } // namespace

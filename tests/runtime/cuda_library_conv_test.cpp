@@ -4,9 +4,9 @@
 // tolerance of the reference interpreter and bit for bit equal under none, type1 and greedy;
 // the program names each library in its steps. Between two channels-last cuDNN convolutions
 // the tensor lies channels-last, with the same bits.
-#include <array>
 #include <fstream>
 
+#include "conv_chain_model.h"
 #include "device/cublaslt_conv.h"
 #include "device/cudnn_conv.h"
 #include "model_builder.h"
@@ -73,32 +73,9 @@ TEST_F(RuntimeTest, CudaLibraryConvolutionsMatchTheReference) {
       });
 }
 
-// x [2, 8, 10, 12] -> Conv 3 x 3 (16 channels, vtc's kernel: it reads the caller's input) ->
-// Conv 3 x 3 (cuDNN, bias) -> Relu = a -> Conv 3 x 3 of a (cuDNN) -> y. Only cuDNN's
-// channels-last convolutions touch a: it lies channels-last under every strategy.
-std::string write_conv_chain(const std::string& path) {
-  ModelBuilder b;
-  b.input("x", DType::f16, {2, 8, 10, 12});
-  b.initializer("w0", ramp_f16({16, 8, 3, 3}, 0.01f));
-  b.initializer("w1", ramp_f16({16, 16, 3, 3}, 0.005f));
-  b.initializer("b1", ramp_f16({16}, 0.1f));
-  b.initializer("w2", ramp_f16({16, 16, 3, 3}, 0.004f));
-  for (const auto& [in, w, out] :
-       {std::array<const char*, 3>{"x", "w0", "c0"}, std::array<const char*, 3>{"c0", "w1", "c1"},
-        std::array<const char*, 3>{"a", "w2", "y"}}) {
-    std::vector<std::string> inputs{in, w};
-    if (std::string(w) == "w1") inputs.push_back("b1");
-    ModelBuilder::set_ints(b.node("Conv", inputs, {out}, std::string("conv_") + w), "pads",
-                           {1, 1, 1, 1});
-    if (std::string(w) == "w1") b.node("Relu", {"c1"}, {"a"}, "relu");
-  }
-  b.output("y");
-  std::ofstream(path, std::ios::binary) << b.bytes();
-  return path;
-}
-
 TEST_F(RuntimeTest, CudaTensorsBetweenChannelsLastConvolutionsLieChannelsLast) {
-  const std::string path = write_conv_chain((dir_ / "conv_chain.onnx").string());
+  const std::string path = (dir_ / "conv_chain.onnx").string();
+  std::ofstream(path, std::ios::binary) << testing::conv_chain_model().bytes();
   Options o = options();
   o.target = TargetKind::cuda;
   o.profile = false;

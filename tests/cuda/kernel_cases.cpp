@@ -1135,6 +1135,11 @@ std::vector<Case> timed_cases() {
       gemm_case(f, d, d, 256, 1024, 17, 16),
       gemm_case(f, d, d, 16, 16, 17, 1024),
       gemm_case(f, d, d, 256, 17, 1024, 16),
+      // timed52-54: Gemma-2's K (and V) projection at batch 1 and 16, and its Q at 16: few
+      // panels, many split-K chunks (28 and 16) for each panel's last block to add.
+      gemv_tc_case(bf, d, d, 1, 1, 2048, 3584),
+      gemv_tc_case(bf, d, d, 1, 16, 2048, 3584),
+      gemv_tc_case(bf, d, d, 1, 16, 4096, 3584),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

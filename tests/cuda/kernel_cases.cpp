@@ -453,12 +453,18 @@ Case gemv_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t
   return c;
 }
 
-Case gemv_tc_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t kk) {
+Case gemv_tc_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t kk,
+                  int64_t k_chunk) {
   Case c = gemm_case(t, in, out, batch, m, n, kk);
   c.family = "gemv";
   c.name = "gemv_tc_m" + std::to_string(m) + suffix(t, in, out);
   c.group = "gemv_tc_" + std::string(dtype_name(t)) + shape_key({batch, m, n, kk});
-  const k::GemvShape s = k::make_gemv_tc_shape(batch, m, n, kk);
+  k::GemvShape s = k::make_gemv_tc_shape(batch, m, n, kk);
+  if (k_chunk > 0) {
+    s.k_chunk = k_chunk;
+    c.name += "_chunk" + std::to_string(k_chunk);
+    c.group += "_chunk" + std::to_string(k_chunk);
+  }
   c.call = "{ const GemvShape s{" + lits(s.batch, s.m, s.n, s.k, s.k_chunk) + "};\n  gemv_tc<" +
            std::to_string(m) + ">(@0, @1, @2, gemv_workspace(ws, s), s); }";
   c.launch = k::gemv_tc_launch(s);
@@ -1140,6 +1146,14 @@ std::vector<Case> timed_cases() {
       gemv_tc_case(bf, d, d, 1, 1, 2048, 3584),
       gemv_tc_case(bf, d, d, 1, 16, 2048, 3584),
       gemv_tc_case(bf, d, d, 1, 16, 4096, 3584),
+      gemv_tc_case(bf, d, d, 1, 16, 2048, 3584, 256),
+      gemv_tc_case(bf, d, d, 1, 16, 2048, 3584, 448),
+      gemv_tc_case(bf, d, d, 1, 16, 2048, 3584, 896),
+      gemv_tc_case(bf, d, d, 1, 16, 4096, 3584, 448),
+      gemv_tc_case(bf, d, d, 1, 16, 4096, 3584, 896),
+      gemv_tc_case(bf, d, d, 1, 1, 2048, 3584, 256),
+      gemv_tc_case(bf, d, d, 1, 16, 6144, 4096, 512),
+      gemv_tc_case(bf, d, d, 1, 16, 6144, 4096),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

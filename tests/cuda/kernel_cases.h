@@ -85,7 +85,9 @@ Case copy_case(DType t, Layout in, Layout out, std::vector<int64_t> shape);
 Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t k);
 Case gemv_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t k);
 // gemv_tc (kernels/cuda/gemv_tc.h): 16-bit operands on the tensor cores.
-Case gemv_tc_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t k);
+// k_chunk: the split-K chunk (0: make_gemv_tc_shape's), for timing other chunkings.
+Case gemv_tc_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t k,
+                  int64_t k_chunk = 0);
 Case attention_case(DType t, Layout in, int64_t batch, int64_t heads, int64_t kv_len, int64_t d,
                     int64_t group, int64_t valid, float softcap);
 // decode_attention_tiled (K and V streamed through shared memory) on attention_case's operands.

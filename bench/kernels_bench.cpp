@@ -459,6 +459,21 @@ void BM_ConvStem(benchmark::State& state) {
 }
 BENCHMARK(BM_ConvStem)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// SqueezeNet 1.1's stem at 64 x 64: 3 -> 64 channels, 3x3, stride 2, no padding (31 x 31 out),
+// by the kernel of the arg as BM_ConvStem.
+void BM_ConvStemSqueeze(benchmark::State& state) {
+  k::Conv2dShape s;
+  s.n = 1, s.c_in = 3, s.h = s.w = 64, s.c_out = 64, s.groups = 1;
+  s.kh = s.kw = 3;
+  s.stride_h = s.stride_w = 2;
+  s.h_out = s.w_out = 31;
+  if (state.range(0) == 0)
+    run_conv<k::ConvKernel::rows>(state, s);
+  else
+    run_conv<k::ConvKernel::padded_plane>(state, s);
+}
+BENCHMARK(BM_ConvStemSqueeze)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 // A bias stored into conv2d_max_pool's row buffer, as generated code's epilogue does.
 struct BiasIntoRows {
   using value_type = float;

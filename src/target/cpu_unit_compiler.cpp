@@ -30,31 +30,45 @@ namespace {
 // gemm_core.h under the implicit-GEMM and padded-plane convolutions and the matrix products,
 // and their A packers (a third of YOLO11n's generated code, one copy per part). They are
 // compiled once, into a shared object of their own (a cache entry like a part), which every
-// part declares (`extern template`) and links. The register tiles are AVX-512's (gemm_core.h's
-// GemmTile, its one-vector form for narrow planes, conv.h's PaddedPlaneTile), with the column
-// tail of 16 (planes of 20 x 20 or 28 x 28); elsewhere the list is empty. Other instances
-// (other column tails) stay in the parts that use them.
-constexpr const char* kSharedInstances[] = {
-    "void vtc::kernels::gemm_engine<float, 12, 2, 0>(const vtc::kernels::GemmProblemRef<float>&, "
-    "int64_t, int64_t, int64_t, int64_t, const vtc::kernels::PrepackedOperands<float>&)",
-    "void vtc::kernels::gemm_engine<float, 12, 2, 16>(const vtc::kernels::GemmProblemRef<float>&, "
-    "int64_t, int64_t, int64_t, int64_t, const vtc::kernels::PrepackedOperands<float>&)",
-    "void vtc::kernels::gemm_engine<float, 12, 1, 0>(const vtc::kernels::GemmProblemRef<float>&, "
-    "int64_t, int64_t, int64_t, int64_t, const vtc::kernels::PrepackedOperands<float>&)",
-    "void vtc::kernels::gemm_engine<float, 8, 3, 0>(const vtc::kernels::GemmProblemRef<float>&, "
-    "int64_t, int64_t, int64_t, int64_t, const vtc::kernels::PrepackedOperands<float>&)",
-    "void vtc::kernels::pack_a_panels<float, 12>(const void*, void (*)(const void*, int64_t, "
-    "int64_t, int64_t, int64_t, float*), int64_t, int64_t, int64_t, float*)",
-    "void vtc::kernels::pack_a_panels<float, 8>(const void*, void (*)(const void*, int64_t, "
-    "int64_t, int64_t, int64_t, float*), int64_t, int64_t, int64_t, float*)",
+// part declares (`extern template`) and links. The register tiles are the host's (gemm_core.h's
+// GemmTile, its one-vector form for narrow planes, conv.h's PaddedPlaneTile): AVX-512's, with
+// the column tail of 16 (planes of 20 x 20 or 28 x 28), or AVX2's (6 rows, where the
+// padded-plane tile is the engine's); elsewhere the list is empty. Other instances (other
+// column tails) stay in the parts that use them.
+constexpr const char* kEngineSignature =
+    "(const vtc::kernels::GemmProblemRef<float>&, int64_t, int64_t, int64_t, int64_t, const "
+    "vtc::kernels::PrepackedOperands<float>&)";
+constexpr const char* kPackerSignature =
+    "(const void*, void (*)(const void*, int64_t, int64_t, int64_t, int64_t, float*), int64_t, "
+    "int64_t, int64_t, float*)";
+
+struct InstanceSet {
+  const char* condition;                // the preprocessor test of the host's instruction set
+  std::vector<std::string> engines;     // gemm_engine<float, ...> arguments
+  std::vector<std::string> packer_rows; // pack_a_panels<float, ...> arguments
 };
 
+const std::vector<InstanceSet>& instance_sets() {
+  static const std::vector<InstanceSet> sets = {
+      {"defined(__AVX512F__)", {"12, 2, 0", "12, 2, 16", "12, 1, 0", "8, 3, 0"}, {"12", "8"}},
+      {"defined(__AVX2__) && defined(__FMA__)", {"6, 2, 0", "6, 1, 0"}, {"6"}},
+  };
+  return sets;
+}
+
 // The instances as explicit instantiation definitions (`keyword` "template") or declarations
-// ("extern template").
+// ("extern template"), each set under its instruction set's test.
 std::string shared_instances(const std::string& keyword) {
-  std::string out = "#if defined(__AVX512F__)\n";
-  for (const char* instance : kSharedInstances)
-    out += keyword + " " + instance + ";\n";
+  std::string out;
+  for (const InstanceSet& set : instance_sets()) {
+    out += std::string(out.empty() ? "#if " : "#elif ") + set.condition + "\n";
+    for (const std::string& args : set.engines)
+      out += keyword + " void vtc::kernels::gemm_engine<float, " + args + ">" + kEngineSignature +
+             ";\n";
+    for (const std::string& rows : set.packer_rows)
+      out += keyword + " void vtc::kernels::pack_a_panels<float, " + rows + ">" + kPackerSignature +
+             ";\n";
+  }
   return out + "#endif\n";
 }
 

@@ -444,11 +444,10 @@ k::Conv2dShape shufflenet_stem() {
   return s;
 }
 
-// ShuffleNet's stem convolution, f32, by the kernel of the arg: 0 = output rows over B copied
-// from the input rows (conv_rows.h), 1 = the implicit GEMM over padded planes split into
-// stride phases.
-void BM_ConvStem(benchmark::State& state) {
-  const k::Conv2dShape s = shufflenet_stem();
+// A stem convolution, f32, by the kernel of the arg: 0 = output rows over B copied from the
+// input rows (conv_rows.h; where the host lacks AVX-512, the kernel it falls back to), 1 = the
+// implicit GEMM over padded planes split into stride phases.
+void run_stem(benchmark::State& state, const k::Conv2dShape& s) {
   if (state.range(0) == 0) {
     run_conv<k::ConvKernel::rows>(state, s);
     state.SetLabel("rows");
@@ -457,20 +456,22 @@ void BM_ConvStem(benchmark::State& state) {
     state.SetLabel("padded planes");
   }
 }
+
+// ShuffleNet's stem, by the kernel of the arg as run_stem.
+void BM_ConvStem(benchmark::State& state) {
+  run_stem(state, shufflenet_stem());
+}
 BENCHMARK(BM_ConvStem)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // SqueezeNet 1.1's stem at 64 x 64: 3 -> 64 channels, 3x3, stride 2, no padding (31 x 31 out),
-// by the kernel of the arg as BM_ConvStem.
+// by the kernel of the arg as run_stem.
 void BM_ConvStemSqueeze(benchmark::State& state) {
   k::Conv2dShape s;
   s.n = 1, s.c_in = 3, s.h = s.w = 64, s.c_out = 64, s.groups = 1;
   s.kh = s.kw = 3;
   s.stride_h = s.stride_w = 2;
   s.h_out = s.w_out = 31;
-  if (state.range(0) == 0)
-    run_conv<k::ConvKernel::rows>(state, s);
-  else
-    run_conv<k::ConvKernel::padded_plane>(state, s);
+  run_stem(state, s);
 }
 BENCHMARK(BM_ConvStemSqueeze)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 

@@ -1146,6 +1146,8 @@ std::vector<Case> timed_cases() {
       gemv_tc_case(bf, d, d, 1, 1, 2048, 3584),
       gemv_tc_case(bf, d, d, 1, 16, 2048, 3584),
       gemv_tc_case(bf, d, d, 1, 16, 4096, 3584),
+      // timed55-62: the same products at other split-K chunks, and Llama-3's 16-row QKV at a
+      // longer chunk and at its own (kernels/cuda/NOTES.md, "Chunkings timed next").
       gemv_tc_case(bf, d, d, 1, 16, 2048, 3584, 256),
       gemv_tc_case(bf, d, d, 1, 16, 2048, 3584, 448),
       gemv_tc_case(bf, d, d, 1, 16, 2048, 3584, 896),

@@ -27,9 +27,14 @@ bool on_cuda(const AccessorEmitter& g) {
 }
 
 // Rows from which a decode-sized product of two f16 or two bf16 operands runs on the tensor
-// cores (gemv_tc): every row count. Measured on the H200, 1 x 4096 -> 14336 bf16: gemv_tc
-// 0.044 ms (2.65 TB/s), gemv on the CUDA cores 0.073 ms (1.60 TB/s) (kernels/cuda/NOTES.md).
-constexpr int64_t kGemvTcMinRows = 1;
+// cores (gemv_tc). At one row the product is a read of the weights and nothing else: gemv on
+// the CUDA cores, holding 8 raw rows of weights a warp in flight, reads them closer to the copy
+// rate than gemv_tc's cp.async pipeline (kernels/cuda/NOTES.md, "A one-row gemv that keeps its
+// loads in flight"). $VTC_CUDA_GEMV_ONE_ROW=tc: every row count on gemv_tc (to compare).
+int64_t gemv_tc_min_rows() {
+  const char* v = std::getenv("VTC_CUDA_GEMV_ONE_ROW");
+  return v && std::string(v) == "tc" ? 1 : 2;
+}
 
 // Batches from which a decode-sized f32 product with a small output runs on gemm_f32_small
 // rather than gemv (split over K). Measured on the H200, EfficientViT's 16 x 17 over K = 1024:
@@ -50,7 +55,7 @@ bool small_f32_products_as_before() {
 }
 
 // C = A . B on cuda: gemv (split-K) for decode-sized M — on the tensor cores from
-// kGemvTcMinRows rows of two 16-bit operands —, else the tensor-core GEMM (its tile and split-K
+// gemv_tc_min_rows() of two 16-bit operands —, else the tensor-core GEMM (its tile and split-K
 // planned from the shape) for two f16 or two bf16 operands and the f32 one otherwise (a thread an
 // output, split over K, where the whole output is small: gemm_f32_small; a thread a long-side
 // index where K and one side are small: gemm_f32_skinny). The choice is the shape's and dtypes',
@@ -71,7 +76,7 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
   // batch 16) runs a thread an output, not on gemv, whose blocks are built for wide N.
   const bool before = small_f32_products_as_before();
   if (M <= 16 && !(small && batch >= gemm_f32_small_min_batch(N, before))) {
-    const bool on_tc = tc && M >= kGemvTcMinRows;
+    const bool on_tc = tc && M >= gemv_tc_min_rows();
     const kernels::GemvShape gs = on_tc ? kernels::make_gemv_tc_shape(batch, M, N, K)
                                         : kernels::make_gemv_shape(batch, M, N, K);
     const std::string shape = "GemvShape{" + list({gs.batch, gs.m, gs.n, gs.k, gs.k_chunk}) + "}";

@@ -1156,6 +1156,17 @@ std::vector<Case> timed_cases() {
       gemv_tc_case(bf, d, d, 1, 1, 2048, 3584, 256),
       gemv_tc_case(bf, d, d, 1, 16, 6144, 4096, 512),
       gemv_tc_case(bf, d, d, 1, 16, 6144, 4096),
+      // timed63-71: the one-row products of Llama-3 (QKV, O) and Gemma-2 (K, gate, down) on
+      // gemv, then the same on gemv_tc (Llama-3's gate is timed22 and timed24).
+      gemv_case(bf, d, d, 1, 1, 6144, 4096),
+      gemv_case(bf, d, d, 1, 1, 4096, 4096),
+      gemv_case(bf, d, d, 1, 1, 2048, 3584),
+      gemv_case(bf, d, d, 1, 1, 14336, 3584),
+      gemv_case(bf, d, d, 1, 1, 3584, 14336),
+      gemv_tc_case(bf, d, d, 1, 1, 6144, 4096),
+      gemv_tc_case(bf, d, d, 1, 1, 4096, 4096),
+      gemv_tc_case(bf, d, d, 1, 1, 14336, 3584),
+      gemv_tc_case(bf, d, d, 1, 1, 3584, 14336),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

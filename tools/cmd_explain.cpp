@@ -16,6 +16,7 @@
 #include "session_cli.h"
 #include "strategy/explain.h"
 #include "target/cpu_kernel_choice.h"
+#include "target/target.h"
 #include "vtc/error.h"
 
 namespace vtc::cli {
@@ -41,6 +42,7 @@ int explain(const ExplainArgs& args) {
   import.dims = args.options.dims;
   Graph g = import_onnx_file(args.model, import);
   canonicalize(g);
+  target_for(args.options.target).prepare_graph(g);
   KernelPlan plan = plan_kernels(g, args.options);
   AnalyticCostModel model;
   Strategy s = choose_for_target(g, plan, args.options, model);

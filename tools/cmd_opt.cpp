@@ -39,6 +39,7 @@ int opt(const OptArgs& args) {
   Graph g = import_onnx_file(args.model, args.import);
   if (args.stage == "import") return fmt::print("{}", print_graph(g)), 0;
   canonicalize(g);
+  target.prepare_graph(g);
   if (args.stage == "canonicalize") return fmt::print("{}", print_graph(g)), 0;
   KernelGraph kg = fuse(g, target.fuse_options());
   if (args.stage == "fusion") return fmt::print("{}", print_kernel_graph(kg)), 0;

@@ -61,12 +61,12 @@ void merge(Graph& g, const std::vector<Node*>& group) {
 
 } // namespace
 
-int merge_sibling_matmuls(Graph& g) {
+int merge_sibling_matmuls(Graph& g, const std::function<bool(const Node&)>& admit) {
   // Groups by the value multiplied, then by the weights' rows and dtype, in node order.
   std::map<std::pair<const Value*, int64_t>, std::vector<Node*>> groups;
   std::vector<std::pair<const Value*, int64_t>> order;
   for (const auto& n : g.nodes()) {
-    if (!mergeable(*n)) continue;
+    if (!mergeable(*n) || (admit && !admit(*n))) continue;
     auto key = std::make_pair(n->inputs[0], n->inputs[1]->type.shape[0]);
     if (groups[key].empty()) order.push_back(key);
     groups[key].push_back(n.get());

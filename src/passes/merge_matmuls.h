@@ -7,16 +7,20 @@
 // (the reference interpreter and the other targets' tolerances cover it); every strategy sees
 // the same merged graph, so strategies still agree bit for bit.
 //
-// Not applied in the pipeline yet: measured on the H200 the merged products moved the RMSNorm
-// (and the gated activation) into computed A operands of gemv_tc, which stages A a tile at a
-// time on the critical path, and the decoder layers got 4-17 % slower (kernels/cuda/NOTES.md).
+// The cuda target applies it (Target::prepare_graph) to the products it admits: small weights
+// (the attention's projections, whose fixed costs per product are a large share of their time
+// at decode sizes) and products of one row (kernels/cuda/NOTES.md, "Sibling products merged
+// again").
 #pragma once
+
+#include <functional>
 
 #include "ir/graph.h"
 
 namespace vtc {
 
-// Returns the number of groups merged.
-int merge_sibling_matmuls(Graph& g);
+// Returns the number of groups merged: groups of two or more products that `admit` (every
+// product when empty) accepts.
+int merge_sibling_matmuls(Graph& g, const std::function<bool(const Node&)>& admit = {});
 
 } // namespace vtc

@@ -72,6 +72,7 @@ CompiledAhead compile_ahead(const std::string& model_path, const Options& option
   import.dims = options.dims;
   Graph graph = import_onnx_file(model_path, import);
   canonicalize(graph);
+  target_for(TargetKind::cuda).prepare_graph(graph);
   for (const std::string& name : options.donate)
     VTC_CHECK(std::any_of(graph.inputs.begin(), graph.inputs.end(),
                           [&](const Value* v) { return v->name == name; }))

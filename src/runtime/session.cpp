@@ -276,6 +276,7 @@ Session::Session(const std::string& model_path, Options options) : impl_(std::ma
   import.dims = impl_->options.dims;
   impl_->graph = std::make_unique<Graph>(import_onnx_file(model_path, import));
   canonicalize(*impl_->graph);
+  target_for(impl_->options.target).prepare_graph(*impl_->graph);
   impl_->check_donated();
   if (!target_for(impl_->options.target).compiles()) {
     impl_->init_reference();

@@ -17,6 +17,7 @@
 #include "device/cuda_driver.h"
 #include "device/cuda_objects.h"
 #include "device/cudnn_conv.h"
+#include "passes/merge_matmuls.h"
 #include "kernels/cuda/conv_direct.h"
 #include "target/cuda_layouts.h"
 #include "target/cuda_unit_compiler.h"
@@ -270,6 +271,33 @@ void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const
       k.impl = preferred_conv_impl(*form, libraries,
                                    kg.producer_movement(k.anchor->inputs[0]) != nullptr);
   }
+}
+
+namespace {
+
+// Which sibling products the cuda target merges: those of one row (decode at batch 1: gemv
+// streams the merged weights at the rate of the largest, and each product saved is a launch,
+// a ramp and a split-K tail) and, at more rows, those whose weights are at most 64 MiB
+// (Gemma-2's q, k and v projections, 29 and 15 MB at full size; the MLP's gate and up, 103-117
+// MB, are faster apart on gemv_tc at 16 rows). Measured on the H200 (kernels/cuda/NOTES.md,
+// "Sibling products merged again"). $VTC_CUDA_MERGE_PRODUCTS: "none", "all", or the size limit
+// in MiB for products of more than one row.
+bool cuda_merges(const Node& n) {
+  const char* v = std::getenv("VTC_CUDA_MERGE_PRODUCTS");
+  const std::string mode = v ? v : "";
+  if (mode == "none") return false;
+  if (mode == "all") return true;
+  const double limit_mib = mode.empty() ? 64.0 : std::atof(mode.c_str());
+  const TensorType& a = n.inputs[0]->type;
+  const int64_t k = a.shape.empty() ? 1 : a.shape.back();
+  const int64_t rows = k > 0 ? a.numel() / k : 0;
+  return rows == 1 || double(n.inputs[1]->type.nbytes()) <= limit_mib * double(int64_t(1) << 20);
+}
+
+} // namespace
+
+void CudaTarget::prepare_graph(Graph& g) const {
+  merge_sibling_matmuls(g, cuda_merges);
 }
 
 void CudaTarget::choose_layouts(Program& p) const {

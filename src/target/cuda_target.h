@@ -33,6 +33,8 @@ public:
   bool generates_copy(const Node& n) const override;
   int64_t transaction_bytes() const override { return dialect_.transaction_bytes(); }
   double peak_slack() const override;
+  // Sibling products merged into one where that pays (cuda_merges).
+  void prepare_graph(Graph& g) const override;
   // choose_channels_last (cuda_layouts.h).
   void choose_layouts(Program& p) const override;
   bool device_memory() const override { return true; }

@@ -80,6 +80,10 @@ public:
   // How far (a fraction) the greedy search may let the arena rise above the lowest it has seen
   // to take a move that saves time (see greedy.h); 0: never.
   virtual double peak_slack() const { return 0; }
+  // Rewrites the canonical graph for this target before its kernels are planned (the cuda
+  // target merges sibling products: merge_sibling_matmuls). Every strategy, and the profiled
+  // comparison of plans, lowers the rewritten graph. Default: unchanged.
+  virtual void prepare_graph(Graph& /*g*/) const {}
   // Chooses, after lowering, how physical tensors lie in their buffers where not row-major
   // (StorageMap::channels_last; the cuda target's choose_channels_last). Default: row-major.
   virtual void choose_layouts(Program& /*p*/) const {}

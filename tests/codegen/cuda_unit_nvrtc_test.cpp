@@ -69,6 +69,7 @@ TEST_P(CudaUnitNvrtc, EveryKernelCompiles) {
       for (const std::vector<std::string>& donate : donations) {
         Graph g = import_onnx_file(path);
         canonicalize(g);
+        target.prepare_graph(g); // as the session does: sibling products merged
         Options o;
         o.target = TargetKind::cuda;
         o.strategy = strategy;

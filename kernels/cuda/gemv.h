@@ -214,6 +214,23 @@ __device__ void gemv(Out out, A a, B b, GemvWorkspace ws, GemvShape s) {
 #pragma unroll
       for (int c = 0; c < 8; ++c)
         acc[m][c] = 0.0f;
+    // Rows k0, k0 + 8, ... of the chunk added in turn, weight(u, c) the element of row u and
+    // column c of the lane's eight.
+    auto accumulate = [&](int64_t k0, auto&& weight) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t k = k0 + u * kWarps;
+        if (k < kn) {
+#pragma unroll
+          for (int m = 0; m < MR; ++m) {
+            const float x = xs[m * kc + k];
+#pragma unroll
+            for (int c = 0; c < 8; ++c)
+              acc[m][c] = fmaf(x, weight(u, c), acc[m][c]);
+          }
+        }
+      }
+    };
     for (int64_t k0 = warp; k0 < kn; k0 += kWarps * U) {
       if constexpr (kRaw) {
         unsigned w[U][4];
@@ -222,19 +239,7 @@ __device__ void gemv(Out out, A a, B b, GemvWorkspace ws, GemvShape s) {
           const int64_t k = k0 + u * kWarps;
           gemv_row_bits(b, bi, k_begin + (k < kn ? k : 0), n0, N, w[u]);
         }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const int64_t k = k0 + u * kWarps;
-          if (k < kn) {
-#pragma unroll
-            for (int m = 0; m < MR; ++m) {
-              const float x = xs[m * kc + k];
-#pragma unroll
-              for (int c = 0; c < 8; ++c)
-                acc[m][c] = fmaf(x, to_compute(unpack<TB>(w[u], c)), acc[m][c]);
-            }
-          }
-        }
+        accumulate(k0, [&](int u, int c) { return to_compute(unpack<TB>(w[u], c)); });
       } else {
         float w[U][8];
 #pragma unroll
@@ -244,19 +249,7 @@ __device__ void gemv(Out out, A a, B b, GemvWorkspace ws, GemvShape s) {
           const bool vec = n0 + 8 <= N && vector_at<8>(b, i);
           load_floats<8>(b, i, vec, k < kn ? N : 0, w[u]);
         }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const int64_t k = k0 + u * kWarps;
-          if (k < kn) {
-#pragma unroll
-            for (int m = 0; m < MR; ++m) {
-              const float x = xs[m * kc + k];
-#pragma unroll
-              for (int c = 0; c < 8; ++c)
-                acc[m][c] = fmaf(x, w[u][c], acc[m][c]);
-            }
-          }
-        }
+        accumulate(k0, [&](int u, int c) { return w[u][c]; });
       }
     }
 

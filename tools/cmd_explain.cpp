@@ -11,12 +11,10 @@
 #include "commands.h"
 #include "frontend/onnx_import.h"
 #include "jit/process.h"
-#include "passes/canonicalize.h"
 #include "runtime/lowering.h"
 #include "session_cli.h"
 #include "strategy/explain.h"
 #include "target/cpu_kernel_choice.h"
-#include "target/target.h"
 #include "vtc/error.h"
 
 namespace vtc::cli {
@@ -41,8 +39,7 @@ int explain(const ExplainArgs& args) {
   ImportOptions import;
   import.dims = args.options.dims;
   Graph g = import_onnx_file(args.model, import);
-  canonicalize(g);
-  target_for(args.options.target).prepare_graph(g);
+  canonicalize_for_target(g, args.options.target);
   KernelPlan plan = plan_kernels(g, args.options);
   AnalyticCostModel model;
   Strategy s = choose_for_target(g, plan, args.options, model);

@@ -9,7 +9,6 @@
 #include "frontend/onnx_import.h"
 #include "ir/printer.h"
 #include "lower/lower.h"
-#include "passes/canonicalize.h"
 #include "passes/fusion.h"
 #include "runtime/lowering.h"
 #include "session_cli.h"
@@ -38,8 +37,7 @@ int opt(const OptArgs& args) {
   const Target& target = target_for(args.target);
   Graph g = import_onnx_file(args.model, args.import);
   if (args.stage == "import") return fmt::print("{}", print_graph(g)), 0;
-  canonicalize(g);
-  target.prepare_graph(g);
+  canonicalize_for_target(g, args.target);
   if (args.stage == "canonicalize") return fmt::print("{}", print_graph(g)), 0;
   KernelGraph kg = fuse(g, target.fuse_options());
   if (args.stage == "fusion") return fmt::print("{}", print_kernel_graph(kg)), 0;

@@ -12,7 +12,6 @@
 #include "frontend/onnx_import.h"
 #include "jit/progress.h"
 #include "lower/program.h"
-#include "passes/canonicalize.h"
 #include "runtime/lowering.h"
 #include "target/cpu_unit_compiler.h"
 #include "target/cuda_target.h"
@@ -71,8 +70,7 @@ CompiledAhead compile_ahead(const std::string& model_path, const Options& option
   ImportOptions import;
   import.dims = options.dims;
   Graph graph = import_onnx_file(model_path, import);
-  canonicalize(graph);
-  target_for(TargetKind::cuda).prepare_graph(graph);
+  canonicalize_for_target(graph, TargetKind::cuda);
   for (const std::string& name : options.donate)
     VTC_CHECK(std::any_of(graph.inputs.begin(), graph.inputs.end(),
                           [&](const Value* v) { return v->name == name; }))

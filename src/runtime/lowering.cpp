@@ -7,6 +7,7 @@
 #include <set>
 
 #include "lower/lower.h"
+#include "passes/canonicalize.h"
 #include "passes/fusion.h"
 #include "runtime/candidate_peak.h"
 #include "strategy/cost_model.h"
@@ -68,6 +69,11 @@ Program lower_strategy(const Graph& g, const KernelGraph& kg, const Strategy& st
   Program program = lower_program(g, kg, decision, lower);
   target.choose_layouts(program);
   return program;
+}
+
+void canonicalize_for_target(Graph& g, TargetKind target) {
+  canonicalize(g);
+  target_for(target).prepare_graph(g);
 }
 
 Program lower_for_target(const Graph& g, const Options& options) {

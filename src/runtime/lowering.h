@@ -29,4 +29,9 @@ Program lower_strategy(const Graph& g, const KernelGraph& kg, const Strategy& st
 
 Program lower_for_target(const Graph& g, const Options& options);
 
+// The imported graph made ready for `target`'s planning: canonicalised, then rewritten by the
+// target (Target::prepare_graph). Every entry point that lowers a model calls it, so all of
+// them lower the same graph.
+void canonicalize_for_target(Graph& g, TargetKind target);
+
 } // namespace vtc

@@ -17,7 +17,6 @@
 #include "frontend/onnx_import.h"
 #include "jit/progress.h"
 #include "lower/program.h"
-#include "passes/canonicalize.h"
 #include "ref/interpreter.h"
 #include "runtime/lowering.h"
 #include "runtime/plan_timing.h"
@@ -275,8 +274,7 @@ Session::Session(const std::string& model_path, Options options) : impl_(std::ma
   ImportOptions import;
   import.dims = impl_->options.dims;
   impl_->graph = std::make_unique<Graph>(import_onnx_file(model_path, import));
-  canonicalize(*impl_->graph);
-  target_for(impl_->options.target).prepare_graph(*impl_->graph);
+  canonicalize_for_target(*impl_->graph, impl_->options.target);
   impl_->check_donated();
   if (!target_for(impl_->options.target).compiles()) {
     impl_->init_reference();

@@ -21,7 +21,6 @@
 #include "frontend/onnx_import.h"
 #include "jit/compile_options.h"
 #include "jit/nvrtc_compiler.h"
-#include "passes/canonicalize.h"
 #include "runtime/lowering.h"
 #include "small_model.h"
 #include "target/cuda_target.h"
@@ -68,8 +67,7 @@ TEST_P(CudaUnitNvrtc, EveryKernelCompiles) {
     for (LibraryMode library : libraries) {
       for (const std::vector<std::string>& donate : donations) {
         Graph g = import_onnx_file(path);
-        canonicalize(g);
-        target.prepare_graph(g); // as the session does: sibling products merged
+        canonicalize_for_target(g, TargetKind::cuda); // as the session: products merged
         Options o;
         o.target = TargetKind::cuda;
         o.strategy = strategy;

@@ -381,7 +381,7 @@ Acc AccessorEmitter::mapped(const Mapping& m, DType dtype) {
         unconditional = true;
         break;
       }
-      s += "    if (" + emit_guard(p, names) + ") { " + stmt + " }\n";
+      s += "    if (" + emit_guard(p, names, m.shape) + ") { " + stmt + " }\n";
     }
     if (!unconditional) {
       if (what == MemberFn::ptr)

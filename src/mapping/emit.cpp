@@ -120,14 +120,17 @@ std::string emit_offset(const Piece& p, const EmitNames& names) {
   return emit(flat_offset(p), piece_names(p, names));
 }
 
-std::string emit_guard(const Piece& p, const EmitNames& names) {
+std::string emit_guard(const Piece& p, const EmitNames& names,
+                       const std::vector<int64_t>& extents) {
   EmitNames pn = piece_names(p, names);
   std::string out;
   auto add = [&](const std::string& c) { out += (out.empty() ? "" : " && ") + c; };
+  const bool bounded = int(extents.size()) == p.rank();
   for (int d = 0; d < p.rank(); ++d) {
     std::string v = pn.var(d);
-    add(v + " >= " + std::to_string(p.guard[d].lo));
-    add(v + " < " + std::to_string(p.guard[d].hi));
+    if (!bounded || p.guard[d].lo > 0) add(v + " >= " + std::to_string(p.guard[d].lo));
+    if (!bounded || p.guard[d].hi < extents[size_t(d)])
+      add(v + " < " + std::to_string(p.guard[d].hi));
   }
   // Search k: the last s in [0, extent) satisfying its equalities, bound as s<k> in the
   // enclosing scope by the caller; here, the test that one exists.

@@ -29,6 +29,9 @@ std::string emit_base_name(const Base* b);
 bool needs_64bit(IndexExpr e);
 std::string emit(IndexExpr e, const EmitNames& names = {});
 std::string emit_offset(const Piece& p, const EmitNames& names = {});
-std::string emit_guard(const Piece& p, const EmitNames& names = {});
+// The test that an index lies in the piece's guard. Bounds that `extents` (the virtual tensor's
+// shape) already keep are left out: an accessor is indexed within its shape.
+std::string emit_guard(const Piece& p, const EmitNames& names = {},
+                       const std::vector<int64_t>& extents = {});
 
 } // namespace vtc

@@ -107,5 +107,23 @@ TEST(Emit, PieceOffsetAndGuard) {
             "((-i0) >= 0 ? (-i0) / 4 : ((-i0) - 3) / 4)");
 }
 
+// A piece's guard tests every bound of its box, except, given the tensor's shape, the bounds
+// the shape already keeps: the second of three Concat pieces along axis 1 of [16, 192, 1, 25600]
+// is told apart by its channels alone.
+TEST(Emit, GuardLeavesOutTheShapesOwnBounds) {
+  const Base* x = named_base("x", {16, 64, 1, 25600});
+  Box g{{0, 16}, {64, 128}, {0, 1}, {0, 25600}};
+  std::vector<IndexExpr> i = box_vars(g);
+  Piece p{g, {}, x, {i[0], i[1] - 64, i[2], i[3]}, 0};
+  EXPECT_EQ(emit_guard(p), "i0 >= 0 && i0 < 16 && i1 >= 64 && i1 < 128 && i2 >= 0 && i2 < 1 && "
+                           "i3 >= 0 && i3 < 25600");
+  EXPECT_EQ(emit_guard(p, {}, {16, 192, 1, 25600}), "i1 >= 64 && i1 < 128");
+  Piece last{
+      Box{{0, 16}, {128, 192}, {0, 1}, {0, 25600}}, {}, x, {i[0], i[1] - 128, i[2], i[3]}, 0};
+  EXPECT_EQ(emit_guard(last, {}, {16, 192, 1, 25600}), "i1 >= 128");
+  Piece whole{Box{{0, 16}, {0, 192}, {0, 1}, {0, 25600}}, {}, x, {i[0], i[1], i[2], i[3]}, 0};
+  EXPECT_EQ(emit_guard(whole, {}, {16, 192, 1, 25600}), "true");
+}
+
 } // namespace
 } // namespace vtc

@@ -28,7 +28,9 @@ VTC_HD constexpr GemmShape conv2d_gemm_shape(const Conv2dShape& s) {
 }
 VTC_HD constexpr TcPlan conv2d_tc_plan(const Conv2dShape& s) {
   const GemmShape g = conv2d_gemm_shape(s);
-  return plan_gemm_tc(g.batch, g.m, g.n, g.k);
+  TcPlan p = plan_gemm_tc(g.batch, g.m, g.n, g.k);
+  p.a_shared = s.groups == 1; // one group: the same weights for every image
+  return p;
 }
 VTC_HD constexpr Launch conv2d_f32_launch(const Conv2dShape& s) {
   return gemm_f32_launch(conv2d_gemm_shape(s));

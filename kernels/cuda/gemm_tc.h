@@ -14,7 +14,8 @@
 // the sums' order is too: every strategy gets the same bits. When the tiles take more than two
 // waves of blocks of up to 64 rows (the pointwise convolutions of the vision models), blocks
 // stream them (tc_streams): each resident block walks tiles and fetches the next tile's first
-// k tiles while it stores the one before.
+// k tiles while it stores the one before; where A is the same for every batch (the weights) and
+// fits, a streaming block loads its rows of A once and keeps them (tc_keeps_a).
 //
 // Operands reach shared memory (4 stages, rows padded by 16 bytes: ldmatrix without bank
 // conflicts) through loaders: TileChunks moves 8-element chunks of a rank-3 accessor, by
@@ -31,10 +32,13 @@ namespace vtc::kernels {
 
 // How a product runs: the block tile (bm x bn, warps by tc_warps_m / tc_warps_n) and the
 // split of K into `splits` runs of `k_tiles` tiles of 32 (splits * k_tiles covers K).
+// `a_shared`: A is the same for every batch (a convolution's weights), so a streaming block may
+// keep its rows of A in shared memory for all its tiles (tc_keeps_a).
 struct TcPlan {
   int64_t batch = 1, m = 1, n = 1, k = 1;
   int64_t bm = 64, bn = 64;
   int64_t splits = 1, k_tiles = 1;
+  bool a_shared = false;
 };
 
 namespace gemm_tc_config {
@@ -104,8 +108,37 @@ VTC_HD constexpr bool tc_streams(const TcPlan& p) {
 }
 
 // A streaming block parks its accumulators (one warp row, TM x (BN + 4) floats) past the stages.
+VTC_HD constexpr unsigned tc_park_bytes(int64_t bm, int64_t bn) {
+  return unsigned(bm / tc_warps_m(bm) * (bn + 4) * 4);
+}
 VTC_HD constexpr unsigned tc_stream_smem_bytes(int64_t bm, int64_t bn) {
-  return tc_smem_bytes(bm, bn) + unsigned(bm / tc_warps_m(bm) * (bn + 4) * 4);
+  return tc_smem_bytes(bm, bn) + tc_park_bytes(bm, bn);
+}
+
+// A block that keeps A holds its BM rows over all of K (rounded up to k tiles), padded by 16
+// bytes a row as the stages are, then the B stages, the flag's 16 bytes and the park.
+VTC_HD constexpr int64_t tc_kept_a_pitch(const TcPlan& p) {
+  using namespace gemm_tc_config;
+  return cdiv(p.k, kBK) * kBK + 8;
+}
+VTC_HD constexpr unsigned tc_kept_a_bytes(const TcPlan& p) {
+  return unsigned(p.bm * tc_kept_a_pitch(p) * 2);
+}
+VTC_HD constexpr unsigned tc_keep_a_smem_bytes(const TcPlan& p) {
+  using namespace gemm_tc_config;
+  return tc_kept_a_bytes(p) + unsigned(kStages * kBK * (p.bn + 8) * 2 + 16) +
+         tc_park_bytes(p.bm, p.bn);
+}
+
+// Whether a streaming block loads its rows of A once and keeps them (the pointwise convolutions'
+// weights: 64 x 128 of them were fetched again, chunk by chunk, for every tile of pixels): A the
+// same for every batch, the grid a multiple of the tiles along M (so a block's tiles all have
+// the same rows), and the kept rows leaving room for the blocks a multiprocessor holds (228 KB,
+// 1 KB of it reserved a block).
+VTC_HD constexpr bool tc_keeps_a(const TcPlan& p) {
+  using namespace gemm_tc_config;
+  return p.a_shared && tc_streams(p) && tc_resident(p.bm) * kMultiprocessors % tc_tiles_m(p) == 0 &&
+         int64_t(tc_resident(p.bm)) * (tc_keep_a_smem_bytes(p) + 1024) <= 228 * 1024;
 }
 
 // grid: n tiles, m tiles, batch x splits (streaming: resident blocks on every multiprocessor,
@@ -118,7 +151,7 @@ VTC_HD constexpr Launch gemm_tc_launch(const TcPlan& p) {
   if (tc_streams(p))
     return Launch{{unsigned(resident * kMultiprocessors), 1, 1},
                   {unsigned(threads), 1, 1},
-                  tc_stream_smem_bytes(p.bm, p.bn),
+                  tc_keeps_a(p) ? tc_keep_a_smem_bytes(p) : tc_stream_smem_bytes(p.bm, p.bn),
                   resident};
   return Launch{{unsigned(tc_tiles_n(p)), unsigned(tc_tiles_m(p)),
                  unsigned(clamp64(p.batch * p.splits, 1, 65535))},
@@ -258,8 +291,9 @@ VTC_HD VTC_INLINE TcTileAt tc_tile_at(const TcPlan& p, int64_t bi, int64_t tile_
 // A block's products over shared-memory stages: fetch_first() starts the first kStages - 1 k
 // tiles of a tile (cp.async groups, held loads stored at once), products() runs the tile's k
 // tiles into the accumulators, fetching each later k tile kStages - 1 ahead, and leaves every
-// stage free (all groups waited for, the block synchronised).
-template <int BM, int BN, class A, class BLoader> struct TcProducts {
+// stage free (all groups waited for, the block synchronised). KeepA (tc_keeps_a): keep_a()
+// loads the block's rows of A over all of K into `sa` once; the stages then carry B alone.
+template <int BM, int BN, class A, class BLoader, bool KeepA = false> struct TcProducts {
   static constexpr int WM = tc_warps_m(BM), WN = tc_warps_n(BM), T = 32 * WM * WN;
   static constexpr int TM = BM / WM, TN = BN / WN, MI = TM / 16, NI = TN / 8;
   static constexpr int BPitch = BN + 8, AStage = BM * gemm_tc_config::kAPitch,
@@ -276,12 +310,26 @@ template <int BM, int BN, class A, class BLoader> struct TcProducts {
   __device__ VTC_INLINE void fetch(const TcTileAt& at, int64_t t, int stage) {
     using namespace gemm_tc_config;
     const int64_t k0 = (at.t_begin + t) * kBK;
-    la.fetch(a, at.bi, at.m0, k0, p.m, p.k, sa + stage * AStage, kAPitch);
+    if constexpr (!KeepA) la.fetch(a, at.bi, at.m0, k0, p.m, p.k, sa + stage * AStage, kAPitch);
     lb.fetch(at.bi, k0, at.n0, p.k, p.n, sb + stage * BStage);
   }
   __device__ VTC_INLINE void put(int stage) {
-    la.put(sa + stage * AStage, gemm_tc_config::kAPitch);
+    if constexpr (!KeepA) la.put(sa + stage * AStage, gemm_tc_config::kAPitch);
     lb.put(sb + stage * BStage);
+  }
+
+  // KeepA: rows m0 ... m0 + BM - 1 of A (batch 0: A is the same for all) over every k tile,
+  // zeros past M and K, waited for before the block goes on.
+  __device__ VTC_INLINE void keep_a(int64_t m0) {
+    using namespace gemm_tc_config;
+    const int pitch = int(tc_kept_a_pitch(p));
+    for (int64_t t = 0; t < cdiv(p.k, kBK); ++t) {
+      la.fetch(a, 0, m0, t * kBK, p.m, p.k, sa + t * kBK, pitch);
+      la.put(sa + t * kBK, pitch);
+    }
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
   }
 
   __device__ VTC_INLINE void fetch_first(const TcTileAt& at) {
@@ -314,14 +362,15 @@ template <int BM, int BN, class A, class BLoader> struct TcProducts {
       const int64_t next = t + kStages - 1;
       if (next < at.tiles) fetch(at, next, int(next % kStages));
       cp_async_commit();
-      const uint16_t* ta = sa + int(t % kStages) * AStage;
+      const int a_pitch = KeepA ? int(tc_kept_a_pitch(p)) : kAPitch;
+      const uint16_t* ta = KeepA ? sa + (at.t_begin + t) * kBK : sa + int(t % kStages) * AStage;
       const uint16_t* tb = sb + int(t % kStages) * BStage;
 #pragma unroll
       for (int kk = 0; kk < kBK; kk += 16) {
         unsigned af[MI][4], bf[NI][2];
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
-          ldmatrix_x4(af[mi], ta + (wm * TM + mi * 16 + lane % 16) * kAPitch + kk + lane / 16 * 8);
+          ldmatrix_x4(af[mi], ta + (wm * TM + mi * 16 + lane % 16) * a_pitch + kk + lane / 16 * 8);
 #pragma unroll
         for (int nj = 0; nj < NI / 2; ++nj) {
           unsigned r[4];
@@ -461,23 +510,28 @@ __device__ VTC_INLINE void tc_tile(const Out& out, const A& a, BLoader& lb, TcWo
 // A streaming block (tc_streams): tiles s = blockIdx.x, + gridDim.x, ... in the order rows of
 // tiles fastest (the blocks of one column of tiles run together and share its B from L2), then
 // columns, then batches. Each tile's first k tiles are fetched while the tile before is stored,
-// its accumulators parked past the stages.
-template <int BM, int BN, class Out, class A, class BLoader>
+// its accumulators parked past the stages. KeepA (tc_keeps_a): the grid is a multiple of the
+// tiles along M, so every tile of a block has the rows of its first, kept from the start.
+template <int BM, int BN, bool KeepA, class Out, class A, class BLoader>
 __device__ VTC_INLINE void tc_stream(const Out& out, const A& a, BLoader& lb, const TcPlan& p) {
   using namespace gemm_tc_config;
-  using Products = TcProducts<BM, BN, A, BLoader>;
+  using Products = TcProducts<BM, BN, A, BLoader, KeepA>;
   extern __shared__ __align__(16) unsigned char vtc_smem[];
   uint16_t* sa = reinterpret_cast<uint16_t*>(vtc_smem);
-  float* park = reinterpret_cast<float*>(vtc_smem + tc_smem_bytes(BM, BN));
+  uint16_t* sb = KeepA ? reinterpret_cast<uint16_t*>(vtc_smem + tc_kept_a_bytes(p))
+                       : sa + kStages * Products::AStage;
+  float* park = reinterpret_cast<float*>(
+      vtc_smem + (KeepA ? tc_keep_a_smem_bytes(p) - tc_park_bytes(BM, BN) : tc_smem_bytes(BM, BN)));
   const int64_t tm = tc_tiles_m(p), tn = tc_tiles_n(p), count = tm * tn * p.batch;
   auto at_of = [&](int64_t s) {
     return tc_tile_at<BM, BN>(p, s / (tm * tn), s % tm, s / tm % tn, 0);
   };
-  Products pr{a, lb, p, sa, sa + kStages * Products::AStage, {}};
+  Products pr{a, lb, p, sa, sb, {}};
   float acc[Products::MI][Products::NI][4];
   int64_t s = blockIdx.x;
   if (s >= count) return;
   TcTileAt at = at_of(s);
+  if constexpr (KeepA) pr.keep_a(at.m0);
   pr.fetch_first(at);
   while (true) {
     pr.products(at, acc);
@@ -498,8 +552,12 @@ __device__ VTC_INLINE void tc_stream(const Out& out, const A& a, BLoader& lb, co
 template <int BM, int BN, class Out, class A, class BLoader>
 __device__ VTC_INLINE void tc_run(const Out& out, const A& a, BLoader& lb, TcWorkspace ws,
                                   const TcPlan& p) {
+  if (tc_keeps_a(p)) {
+    tc_stream<BM, BN, true>(out, a, lb, p);
+    return;
+  }
   if (tc_streams(p)) {
-    tc_stream<BM, BN>(out, a, lb, p);
+    tc_stream<BM, BN, false>(out, a, lb, p);
     return;
   }
   const int64_t runs = p.batch * p.splits;

@@ -220,16 +220,25 @@ std::vector<KernelCall> library_gemm(KernelContext& c, const Node& n) {
 
 } // namespace
 
+// $VTC_CUDA_KEEP_A=0: streaming blocks fetch A's chunks every tile, as before tc_keeps_a (to
+// compare).
+bool keep_a_allowed() {
+  const char* v = std::getenv("VTC_CUDA_KEEP_A");
+  return !(v && std::string(v) == "0");
+}
+
 KernelCall tc_call(const std::string& function, std::vector<std::string> operands,
-                   const kernels::TcPlan& p, const std::string& shape) {
+                   kernels::TcPlan p, const std::string& shape) {
   auto list = [](std::initializer_list<int64_t> xs) {
     std::string s;
     for (int64_t x : xs)
       s += (s.empty() ? "" : ", ") + std::to_string(x);
     return s;
   };
-  const std::string plan =
-      "TcPlan{" + list({p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles}) + "}";
+  p.a_shared = p.a_shared && keep_a_allowed();
+  const std::string plan = "TcPlan{" +
+                           list({p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles}) +
+                           (p.a_shared ? ", true}" : "}");
   operands.push_back("tc_workspace(ws, " + plan + ")");
   if (!shape.empty()) operands.push_back(shape);
   operands.push_back(plan);

@@ -54,7 +54,7 @@ std::string rows_shape_text(const kernels::RowsShape& s);
 // plan), [shape,] plan)` (gemm_tc, conv2d_tc), with the plan's launch and workspace; `shape`, when
 // given, is the kernel's own shape argument before the plan.
 KernelCall tc_call(const std::string& function, std::vector<std::string> operands,
-                   const kernels::TcPlan& plan, const std::string& shape = "");
+                   kernels::TcPlan plan, const std::string& shape = "");
 
 // Per kind: whether the templates take the kernel, and its calls (spelled for the kernel
 // library of the emitter's dialect).

@@ -830,8 +830,8 @@ Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w
   } else if (tc) {
     const k::TcPlan p = k::conv2d_tc_plan(s);
     c.call = "{ const TcPlan p{" + lits(p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles) +
-             "};\n  conv2d_tc<" + lits(p.bm, p.bn) + ">(@0, @1, @2, tc_workspace(ws, p), " +
-             conv_shape_lit(s) + ", p); }";
+             (p.a_shared ? ", true" : "") + "};\n  conv2d_tc<" + lits(p.bm, p.bn) +
+             ">(@0, @1, @2, tc_workspace(ws, p), " + conv_shape_lit(s) + ", p); }";
     c.launch = k::gemm_tc_launch(p);
     c.workspace_bytes = k::gemm_tc_workspace_bytes(p);
   } else {
@@ -1013,6 +1013,10 @@ std::vector<CaseFamily> representative_cases() {
         conv.back().name += "_co70k5";
         conv.push_back(conv_case(t, in, 8, 16, 130, 130, 24, 3, 1, 1)); // streamed: 2120 tiles
         conv.back().name += "_streamed";
+        // Streamed with the weights kept (tc_keeps_a): two tiles of rows, the second partial,
+        // K = 72 short of its third k tile.
+        conv.push_back(conv_case(t, in, 16, 72, 48, 48, 96, 1, 1, 0));
+        conv.back().name += "_kept_a";
       }
     }
     // Stores through mappings.

@@ -104,5 +104,38 @@ TEST(TcPlan, StreamsProductsOfManyWavesWithBlocksThatFit) {
   }
 }
 
+// Streaming blocks keep A (a convolution's weights) where it is the same for every batch, the
+// grid holds whole columns of row tiles and the kept rows leave room for the resident blocks;
+// the launch then asks for the kept rows' shared memory, still within what the blocks may hold.
+TEST(TcPlan, KeepsSharedWeightsWhereTheyFit) {
+  struct Shape {
+    int64_t batch, m, n, k;
+    bool keeps;
+  };
+  const Shape shapes[] = {
+      {16, 128, 25600, 128, true},  // C3k2's cv1 at batch 16
+      {16, 128, 25600, 192, true},  // its cv2 (three pieces of 64 channels)
+      {16, 128, 25600, 256, false}, // 64 x 264 kept halves would leave room for three blocks
+      {8, 24, 16900, 144, true},    // the streamed 3 x 3 kernel case: one tile of 32 rows
+      {16, 96, 2304, 72, true},     // the kept-weights kernel case: two tiles of 64 rows
+      {1, 232, 49, 232, false},     // not streamed
+  };
+  for (const Shape& s : shapes) {
+    k::TcPlan p = k::plan_gemm_tc(s.batch, s.m, s.n, s.k);
+    EXPECT_FALSE(k::tc_keeps_a(p)) << "A per batch: " << s.m << " x " << s.n << " x " << s.k;
+    const unsigned fetched = k::gemm_tc_launch(p).smem_bytes;
+    p.a_shared = true;
+    EXPECT_EQ(k::tc_keeps_a(p), s.keeps) << s.m << " x " << s.n << " x " << s.k;
+    const Launch l = k::gemm_tc_launch(p);
+    if (!s.keeps) {
+      EXPECT_EQ(l.smem_bytes, fetched);
+      continue;
+    }
+    EXPECT_EQ(l.smem_bytes, k::tc_keep_a_smem_bytes(p));
+    EXPECT_GE(l.smem_bytes, unsigned(p.bm * (p.k + 8) * 2));
+    EXPECT_LE(l.min_blocks * (l.smem_bytes + 1024u), 228u * 1024u) << s.m << " x " << s.n;
+  }
+}
+
 } // namespace
 } // namespace vtc::cuda_test

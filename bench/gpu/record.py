@@ -37,7 +37,8 @@ def vtc_system(vtc: dict | None, strategy: str, reason: str | None) -> dict:
             "constant_bytes": s["constant_bytes"], "bound_bytes": s["bound_bytes"],
             "workspace_bytes": s.get("workspace_bytes", 0),
             "steps": s["steps"], "copies": s["copies"], "interpreted": s["interpreted"],
-            "ready_s": s["ready_s"], "compile_s": s["compile_s"]}
+            "ready_s": s["ready_s"], "compile_s": s["compile_s"],
+            "rounds_ms": s.get("rounds_ms", [s["median_ms"]])}
 
 
 def best_peer(systems: dict) -> tuple[str | None, float | None]:

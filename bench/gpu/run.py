@@ -17,7 +17,7 @@ reports vtc's cold compile times from the warm-up.
 
     python3 bench/gpu/run.py OUT [--vtc PATH] [--workloads a,b] [--batches 1,16]
         [--size full|small] [--target cuda|cpu] [--skip torch_max_autotune] [--cache DIR]
-        [--warm-up] [--repeat 50] [--warmup-calls 10]
+        [--warm-up] [--repeat 50] [--warmup-calls 10] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import time
 import floor as floor_mod
 import merge
 import record as record_mod
+import rounds as rounds_mod
 from cases import ROOT, WORKLOADS, Case, make_cases, rotation
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -178,6 +179,15 @@ def model_bytes(case: Case, prepared: dict, outputs_dir: str | None = None):
         return None
 
 
+def keep_cold_compile(case: Case, case_dir: str, cache: str, vtc: dict) -> None:
+    """The first `vtc bench --json` that compiled cold, kept for later runs' compile times."""
+    cold_path = os.path.join(cache, "vtc-cold", case.name + ".json")
+    if any(v["compile_s"] > 0 for v in vtc["strategies"].values()) and \
+            not os.path.exists(cold_path):
+        os.makedirs(os.path.dirname(cold_path), exist_ok=True)
+        shutil.copyfile(os.path.join(case_dir, "vtc.json"), cold_path)
+
+
 def run_case(args, case: Case, prepared: dict | None, cache: str, timing) -> dict:
     case_dir = os.path.join(args.out, case.name)
     os.makedirs(case_dir, exist_ok=True)
@@ -190,19 +200,31 @@ def run_case(args, case: Case, prepared: dict | None, cache: str, timing) -> dic
     else:
         fb = model_bytes(case, prepared)
         rotate = args.rotate or (rotation(fb.inputs + fb.outputs) if fb else 1)
-        vtc, vtc_reason = run_vtc(args, case, prepared, case_dir, os.path.join(cache, "vtc"),
-                                  timing, rotate)
-        if fb is None and vtc is not None:  # outputs sized by the run instead
-            fb = model_bytes(case, prepared, os.path.join(case_dir, "vtc_outputs"))
-        # Without vtc's outputs the peers still run, unchecked (never a best peer).
-        peers, peers_reason = run_peers(args, case, prepared, case_dir, cache, timing, rotate)
+        # vtc and the peers in alternating rounds, each system keeping its best (rounds.py).
+        vtc_rounds, peer_rounds = [], []
+        vtc_reason = peers_reason = None
+        for round_index in range(max(1, args.rounds)):
+            if args.rounds > 1:
+                print(f"run: {case.name}: round {round_index + 1} of {args.rounds}", flush=True)
+            doc, why = run_vtc(args, case, prepared, case_dir, os.path.join(cache, "vtc"),
+                               timing, rotate)
+            vtc_rounds.append(doc)
+            vtc_reason = vtc_reason or why
+            if round_index == 0 and doc is not None:
+                keep_cold_compile(case, case_dir, cache, doc)
+            if fb is None and doc is not None:  # outputs sized by the run instead
+                fb = model_bytes(case, prepared, os.path.join(case_dir, "vtc_outputs"))
+            # Without vtc's outputs the peers still run, unchecked (never a best peer).
+            doc, why = run_peers(args, case, prepared, case_dir, cache, timing, rotate)
+            peer_rounds.append(doc)
+            peers_reason = peers_reason or why
+        vtc, peers = rounds_mod.best_vtc(vtc_rounds), rounds_mod.best_peers(peer_rounds)
+        if vtc is not None:
+            vtc_reason = None
     cold_path = os.path.join(cache, "vtc-cold", case.name + ".json")
     vtc_cold = None
     if vtc is not None:
         cold_compile = any(v["compile_s"] > 0 for v in vtc["strategies"].values())
-        if cold_compile and not os.path.exists(cold_path):
-            os.makedirs(os.path.dirname(cold_path), exist_ok=True)
-            shutil.copyfile(os.path.join(case_dir, "vtc.json"), cold_path)
         if not cold_compile and os.path.exists(cold_path):
             with open(cold_path) as f:
                 vtc_cold = json.load(f)
@@ -238,6 +260,9 @@ def main(argv: list[str]) -> int:
                         help="run everything once untimed, to fill the caches")
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--warmup-calls", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="vtc and the peers timed in this many alternating rounds, each "
+                        "system keeping its fastest (rounds.py)")
     parser.add_argument("--rotate", type=int, default=0,
                         help="sets of inputs/outputs used in turn (0: enough to span twice the "
                         "L2 when one set fits in it)")
@@ -261,6 +286,8 @@ def main(argv: list[str]) -> int:
                             or os.path.join(args.out, "cache"))
     models_dir = os.path.join(cache, "models")
     timing = (1, 0) if args.warm_up else (args.repeat, args.warmup_calls)
+    if args.warm_up:
+        args.rounds = 1
     started = datetime.datetime.now(datetime.timezone.utc)
 
     cases_file = os.path.join(args.out, "cases.json")
@@ -286,7 +313,7 @@ def main(argv: list[str]) -> int:
                    .isoformat(timespec="seconds"),
                    "host": socket.gethostname(), "target": args.target, "size": args.size,
                    "vtc": args.vtc, "warm_up": args.warm_up, "repeat": timing[0],
-                   "warmup_calls": timing[1], "argv": argv},
+                   "warmup_calls": timing[1], "rounds": args.rounds, "argv": argv},
            "cases": records}
     run_file = os.path.join(args.out, "run.json")
     with open(run_file, "w") as f:

@@ -14,7 +14,8 @@
 # run every peer); $BATCHES defaults to 1,16; $DEADLINE (seconds, default 540) stops `time`
 # from starting a workload after it, so a command ends within the machine's limit and the rest
 # runs in the next; $RUN_ARGS goes to every run.py (say "--size small --target cpu" to try the
-# flow without a GPU). VTC and VTC_LIBS as for run.py.
+# flow without a GPU, "--rounds 2" for vtc and the peers in alternating rounds; `warm` always
+# runs one). VTC and VTC_LIBS as for run.py.
 set -uo pipefail
 
 part=${1:?usage: bench/gpu/run_all.sh warm|time|merge OUT [WORKLOAD...]}

@@ -21,6 +21,7 @@ import floor
 import merge
 import outputs_check
 import record
+import rounds
 from cases import Case, make_cases, rotation
 
 
@@ -150,6 +151,39 @@ class OutputsCheckTest(unittest.TestCase):
         self.assertIn("shape", r["problem"])
         self.assertFalse(outputs_check.check({"y": np.array([1, np.nan, 1]), "z": np.ones(2)},
                                              e, 1e-2)["ok"])
+
+
+class RoundsTest(unittest.TestCase):
+    def test_vtc_keeps_its_fastest_greedy_round(self):
+        joined = rounds.best_vtc([vtc_json(2.0, 1.2), None, vtc_json(2.2, 1.0)])
+        self.assertEqual(joined["strategies"]["greedy"]["median_ms"], 1.0)
+        self.assertEqual(joined["strategies"]["none"]["median_ms"], 2.2)  # greedy's round
+        self.assertEqual(joined["strategies"]["greedy"]["rounds_ms"], [1.2, None, 1.0])
+        self.assertIsNone(rounds.best_vtc([None, None]))
+
+    def test_each_peer_keeps_its_fastest_checked_round(self):
+        wrong = peer(0.1, ok=False)
+        first = peers_json(torch_eager=peer(3.0), torch_default=wrong)
+        second = peers_json(torch_eager=peer(2.5), torch_default=peer(0.9),
+                            jax_jit={"available": False, "reason": "no JAX"})
+        joined = rounds.best_peers([first, second])
+        systems = joined["systems"]
+        self.assertEqual(systems["torch_eager"]["median_ms"], 2.5)
+        self.assertEqual(systems["torch_eager"]["rounds_ms"], [3.0, 2.5])
+        self.assertEqual(systems["torch_default"]["median_ms"], 0.9)  # not the wrong 0.1
+        self.assertFalse(systems["jax_jit"]["available"])
+        self.assertEqual(systems["jax_jit"]["rounds_ms"], [None, None])
+        self.assertEqual(joined["ceilings"], first["ceilings"])
+        only_wrong = rounds.best_peers([peers_json(torch_default=wrong)])
+        self.assertFalse(only_wrong["systems"]["torch_default"]["check"]["ok"])
+
+    def test_one_round_is_unchanged_but_for_its_medians(self):
+        r = record.case_record(CASE, {"source": "torch"}, rounds.best_vtc([vtc_json()]), None,
+                               rounds.best_peers([peers_json(torch_eager=peer(3.0))]), None,
+                               floor.FloorBytes(4_000_000, 2_000_000, 0))
+        self.assertAlmostEqual(r["speedup_over_best_peer"], 3.0)
+        self.assertEqual(r["systems"]["vtc_greedy"]["rounds_ms"], [1.0])
+        self.assertEqual(r["systems"]["torch_eager"]["rounds_ms"], [3.0])
 
 
 class RecordTest(unittest.TestCase):

@@ -394,7 +394,8 @@ Case copy_transposed_case(DType t, Layout out, std::vector<int64_t> shape) {
   return c;
 }
 
-Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t kk) {
+Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t kk,
+               bool a_shared) {
   Case c;
   const bool tc = t != DType::f32;
   c.family = tc ? "gemm_tc" : "gemm_f32";
@@ -404,9 +405,11 @@ Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t
            make_operand(t, {batch, kk, n}, in)};
   const k::GemmShape s{batch, m, n, kk};
   if (tc) {
-    const k::TcPlan p = k::plan_gemm_tc(batch, m, n, kk);
+    k::TcPlan p = k::plan_gemm_tc(batch, m, n, kk);
+    p.a_shared = a_shared && batch == 1;
     c.call = "{ const TcPlan p{" + lits(p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles) +
-             "};\n  gemm_tc<" + lits(p.bm, p.bn) + ">(@0, @1, @2, tc_workspace(ws, p), p); }";
+             (p.a_shared ? ", true" : "") + "};\n  gemm_tc<" + lits(p.bm, p.bn) +
+             ">(@0, @1, @2, tc_workspace(ws, p), p); }";
     c.launch = k::gemm_tc_launch(p);
     c.workspace_bytes = k::gemm_tc_workspace_bytes(p);
   } else if (k::gemm_f32_small_fits(s)) { // as code generation picks it
@@ -928,6 +931,11 @@ std::vector<CaseFamily> representative_cases() {
           gemm.push_back(gemm_case(t, in, Layout::dense, b, m, n, kk));
           gemm.back().name += "_m" + std::to_string(m) + "n" + std::to_string(n);
         }
+      if (t != DType::f32) { // streamed with A kept (tc_keeps_a), as pointwise convolutions
+        // run: two tiles of rows, the second partial, K = 72 short of its third k tile
+        gemm.push_back(gemm_case(t, in, Layout::dense, 1, 96, 38400, 72, true));
+        gemm.back().name += "_kept_a";
+      }
 
       for (int64_t m : {1, 4, 16})
         gemv.push_back(gemv_case(t, in, Layout::dense, 1, m, 1000, 1536));

@@ -82,7 +82,10 @@ std::string translation_unit(const std::vector<Case>& cases);
 
 // Case builders, one per kernel (the shapes as given; layouts for the inputs and the output).
 Case copy_case(DType t, Layout in, Layout out, std::vector<int64_t> shape);
-Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t k);
+// `a_shared`: the plan is told A is the same for every batch (TcPlan::a_shared), as code
+// generation tells it of a convolution's weights; only where batch is 1, where that is so.
+Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t k,
+               bool a_shared = false);
 Case gemv_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t n, int64_t k);
 // gemv_tc (kernels/cuda/gemv_tc.h): 16-bit operands on the tensor cores.
 // k_chunk: the split-K chunk (0: make_gemv_tc_shape's), for timing other chunkings.

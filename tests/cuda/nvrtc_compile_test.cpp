@@ -117,7 +117,8 @@ TEST(TcPlan, KeepsSharedWeightsWhereTheyFit) {
       {16, 128, 25600, 192, true},  // its cv2 (three pieces of 64 channels)
       {16, 128, 25600, 256, false}, // 64 x 264 kept halves would leave room for three blocks
       {8, 24, 16900, 144, true},    // the streamed 3 x 3 kernel case: one tile of 32 rows
-      {16, 96, 2304, 72, true},     // the kept-weights kernel case: two tiles of 64 rows
+      {16, 96, 2304, 72, true},     // the kept-weights conv case: two tiles of 64 rows
+      {1, 96, 38400, 72, true},     // the kept-A gemm_tc case
       {1, 232, 49, 232, false},     // not streamed
   };
   for (const Shape& s : shapes) {

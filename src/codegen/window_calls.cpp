@@ -166,9 +166,8 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
         g.view(w4, 3, {i1, i2, IndexTerm::zero(), IndexTerm::zero()}, dense, dense ? cs.c_in : 0);
     Acc b = g.view(x, 3, xi, true);
     Acc y = g.view(out, 3, yi, true);
-    kernels::TcPlan plan = kernels::plan_gemm_tc(cs.n, cs.c_out, cs.h * cs.w, cs.c_in);
-    plan.a_shared = true; // the weights, whatever the image
-    return {tc_call("gemm_tc", {y.init, a.init, b.init}, plan)};
+    // The convolution's own plan: the GEMM's shape, and its weights shared by every image.
+    return {tc_call("gemm_tc", {y.init, a.init, b.init}, kernels::conv2d_tc_plan(cs))};
   }
   IndexTerms wi{IndexTerm::dim(0)};
   for (const IndexTerm& t : unflatten(1, {cs.c_in / cs.groups, cs.kh, cs.kw}))

@@ -362,6 +362,12 @@ template <typename... T> std::string lits(T... xs) {
   return s;
 }
 
+// A tensor-core plan as the braced literal the kernels take (a_shared only when set).
+std::string tc_plan_literal(const k::TcPlan& p) {
+  return "{" + lits(p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles) +
+         (p.a_shared ? ", true}" : "}");
+}
+
 } // namespace
 
 Case copy_case(DType t, Layout in, Layout out, std::vector<int64_t> shape) {
@@ -407,8 +413,7 @@ Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t
   if (tc) {
     k::TcPlan p = k::plan_gemm_tc(batch, m, n, kk);
     p.a_shared = a_shared && batch == 1;
-    c.call = "{ const TcPlan p{" + lits(p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles) +
-             (p.a_shared ? ", true" : "") + "};\n  gemm_tc<" + lits(p.bm, p.bn) +
+    c.call = "{ const TcPlan p" + tc_plan_literal(p) + ";\n  gemm_tc<" + lits(p.bm, p.bn) +
              ">(@0, @1, @2, tc_workspace(ws, p), p); }";
     c.launch = k::gemm_tc_launch(p);
     c.workspace_bytes = k::gemm_tc_workspace_bytes(p);
@@ -832,8 +837,7 @@ Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w
     c.launch = k::conv2d_direct_launch(s);
   } else if (tc) {
     const k::TcPlan p = k::conv2d_tc_plan(s);
-    c.call = "{ const TcPlan p{" + lits(p.batch, p.m, p.n, p.k, p.bm, p.bn, p.splits, p.k_tiles) +
-             (p.a_shared ? ", true" : "") + "};\n  conv2d_tc<" + lits(p.bm, p.bn) +
+    c.call = "{ const TcPlan p" + tc_plan_literal(p) + ";\n  conv2d_tc<" + lits(p.bm, p.bn) +
              ">(@0, @1, @2, tc_workspace(ws, p), " + conv_shape_lit(s) + ", p); }";
     c.launch = k::gemm_tc_launch(p);
     c.workspace_bytes = k::gemm_tc_workspace_bytes(p);

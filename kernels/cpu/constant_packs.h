@@ -15,6 +15,7 @@
 #include <mutex>
 #include <new>
 #include <tuple>
+#include <type_traits>
 
 namespace vtc::kernels {
 
@@ -23,18 +24,10 @@ public:
   // The pack for (key, tag, count elements of T), filled by fill(T*) the first time.
   template <typename T, typename Fill>
   std::shared_ptr<const T> get(const void* key, int64_t tag, int64_t count, Fill&& fill) {
-    std::lock_guard<std::mutex> lock(mu_);
-    const Key k{key, tag, count, int64_t(sizeof(T))};
-    auto it = packs_.find(k);
-    if (it != packs_.end()) return std::static_pointer_cast<const T>(it->second);
-    const size_t bytes = (size_t(count > 0 ? count : 1) * sizeof(T) + 63) / 64 * 64;
-    T* p = static_cast<T*>(std::aligned_alloc(64, bytes));
-    if (!p) throw std::bad_alloc();
-    std::shared_ptr<T> pack(p, [](T* q) { std::free(q); });
-    fill(pack.get());
-    bytes_ += int64_t(bytes);
-    packs_.emplace(k, pack);
-    return pack;
+    using F = std::remove_reference_t<Fill>;
+    auto call = [](const void* f, void* dst) { (*static_cast<const F*>(f))(static_cast<T*>(dst)); };
+    return std::static_pointer_cast<const T>(
+        get_bytes(key, tag, count, int64_t(sizeof(T)), call, &fill));
   }
 
   // Bytes held by all packs.
@@ -44,6 +37,25 @@ public:
   }
 
 private:
+  // get() apart from the element type and the filling: one copy of the lookup, the allocation
+  // and the pack's deleter for every kernel, not one per call site.
+  std::shared_ptr<void> get_bytes(const void* key, int64_t tag, int64_t count, int64_t size,
+                                  void (*fill)(const void* context, void* dst),
+                                  const void* context) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const Key k{key, tag, count, size};
+    auto it = packs_.find(k);
+    if (it != packs_.end()) return it->second;
+    const size_t bytes = (size_t(count > 0 ? count : 1) * size_t(size) + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, bytes);
+    if (!p) throw std::bad_alloc();
+    std::shared_ptr<void> pack(p, [](void* q) { std::free(q); });
+    fill(context, pack.get());
+    bytes_ += int64_t(bytes);
+    packs_.emplace(k, pack);
+    return pack;
+  }
+
   using Key = std::tuple<const void*, int64_t, int64_t, int64_t>;
   mutable std::mutex mu_;
   std::map<Key, std::shared_ptr<void>> packs_;

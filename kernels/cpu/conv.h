@@ -132,17 +132,17 @@ inline PhaseColumnBlocks phase_column_blocks(int64_t h_out, int64_t w_out, int64
 // The phase values a LaneGather may read past the last one it keeps.
 inline constexpr int64_t kGatherSlack = 32;
 
+// The B operand of a convolution's implicit GEMM, B[b, k, n] for k = (ci, r, q) and output
+// position n: the input read through its accessor alone. The engine sees it apart from the
+// rest of the problem (ConvProblem::b_source), so its loaders are one instance per input
+// accessor type, compiled once for every convolution of a part that reads a dense tensor
+// (DenseAccessor) instead of once per convolution.
 // `Pointwise`: the caller knows the filter is 1x1 at stride 1 without padding (B's rows are the
 // input planes as they lie), and only the loaders of that shape are instantiated.
-template <typename C, typename OutA, typename InA, typename WA, typename Epi,
-          bool Pointwise = false>
-struct ConvProblem {
-  const OutA& out;
+template <typename C, typename InA, bool Pointwise = false> struct ConvInput {
   const InA& in;
-  const WA& wt;
-  const Epi& epi;
   Conv2dShape s;
-  int64_t cin_g, cout_g, khw;
+  int64_t cin_g, khw;
   uint64_t call = next_gemm_call(); // tells this call's staged rows from earlier calls'
   // The stride phases of a padded input plane, for cutting B rows from (pack_b_panels).
   WindowPhases ph =
@@ -150,21 +150,6 @@ struct ConvProblem {
   // B's columns gathered from the phases in blocks of 16 (pack_b_panels), when set.
   const PhaseColumnBlocks* blocks = nullptr;
 
-  // Index arithmetic once per row, then increments: these run for every packed panel.
-  void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const {
-    const int64_t co = b % s.groups * cout_g + m;
-    int64_t ci = k0 / khw, r = k0 % khw / s.kw, q = k0 % s.kw;
-    for (int64_t k = k0, end = k0 + kc; k < end;) {
-      const int64_t len = std::min(s.kw - q, end - k);
-      load_run(wt, Index<4>{co, ci, r, q}, len, dst + (k - k0));
-      k += len;
-      q = 0;
-      if (++r == s.kh) {
-        r = 0;
-        ++ci;
-      }
-    }
-  }
   // B rows k = (ci, r, q) of a filter wider than 1x1 are cut from the input rows of channel
   // ci that columns [n0, n0 + nc) read, staged once with their padding zeros (per thread,
   // reused by the kh * kw rows of the channel): no bounds checks or accessor calls per row.
@@ -252,6 +237,13 @@ struct ConvProblem {
     stage_phases(in, s, ph, b / s.groups, b % s.groups * cin_g + ci, phases);
     return phases;
   }
+  // Every input plane (image nb, channel c) staged with its padding and split into the phases
+  // `ph`, at planes + (nb * c_in + c) * plane_stride (the padded-plane kernel's B).
+  void stage_all_phases(C* planes, int64_t plane_stride) const {
+    parallel_for(s.n * s.c_in, [&](int64_t t) {
+      stage_phases(in, s, ph, t / s.c_in, t % s.c_in, planes + t * plane_stride);
+    });
+  }
   // The kh * kw B rows of channel ci (k = (ci, r, q)) over every output position, as
   // put(k, row) with row[p] for p < h_out * w_out: the channel's padded input plane is staged
   // once and each row cut from it (the path of 1x1 filters with strides or padding; wider
@@ -319,6 +311,45 @@ struct ConvProblem {
       }
     }
   }
+};
+
+// The A operand of a convolution's implicit GEMM, A[b, co, k] for group b % groups and
+// k = (ci, r, q): the weights read through their accessor alone, apart from the rest of the
+// problem (ConvProblem::a_source) as B is.
+template <typename C, typename WA> struct ConvWeights {
+  const WA& wt;
+  int64_t groups, cout_g, kh, kw;
+
+  // Index arithmetic once per row, then increments: these run for every packed panel.
+  void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const {
+    const int64_t co = b % groups * cout_g + m, khw = kh * kw;
+    int64_t ci = k0 / khw, r = k0 % khw / kw, q = k0 % kw;
+    for (int64_t k = k0, end = k0 + kc; k < end;) {
+      const int64_t len = std::min(kw - q, end - k);
+      load_run(wt, Index<4>{co, ci, r, q}, len, dst + (k - k0));
+      k += len;
+      q = 0;
+      if (++r == kh) {
+        r = 0;
+        ++ci;
+      }
+    }
+  }
+};
+
+// A convolution as the implicit GEMM of gemm_core.h: A the weights (ConvWeights), B the input
+// (ConvInput), each its own Problem (a_source, b_source), and C the output through the
+// epilogue.
+template <typename C, typename OutA, typename InA, typename WA, typename Epi,
+          bool Pointwise = false>
+struct ConvProblem : ConvInput<C, InA, Pointwise>, ConvWeights<C, WA> {
+  using ConvInput<C, InA, Pointwise>::s;
+  using ConvWeights<C, WA>::cout_g;
+  const OutA& out;
+  const Epi& epi;
+
+  const ConvInput<C, InA, Pointwise>& b_source() const { return *this; }
+  const ConvWeights<C, WA>& a_source() const { return *this; }
   void store_c_row(int64_t b, int64_t m, int64_t n0, int64_t nc, const C* src) const {
     const int64_t nb = b / s.groups, co = b % s.groups * cout_g + m;
     int64_t y = n0 / s.w_out, x0 = n0 % s.w_out;
@@ -349,9 +380,7 @@ template <typename C, typename P> struct PaddedPlaneConvProblem {
   static int64_t columns(const Conv2dShape& s, const WindowPhases& ph) {
     return (s.h_out - 1) * ph.wq + s.w_out;
   }
-  void load_a_row(int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) const {
-    p.load_a_row(b, m, k0, kc, dst);
-  }
+  const auto& a_source() const { return p.a_source(); }
   void load_b_row(int64_t, int64_t, int64_t, int64_t, C*) const {} // every row is in place
   const C* b_row_in_place(int64_t b, int64_t k) const {
     const int64_t ci = k / p.khw;
@@ -436,11 +465,8 @@ void conv2d_padded_plane(const P& p, const Conv2dShape& s, ConstantRef wref) {
   const WindowPhases& ph = p.ph;
   // Row k of B ends at taps[k] + columns - 1 < ph.size, inside its channel's phases.
   const int64_t plane_stride = (ph.size + 15) / 16 * 16;
-  const int64_t planes = s.n * s.c_in;
-  C* staged = scratch<C, 12>(planes * plane_stride);
-  parallel_for(planes, [&](int64_t t) {
-    stage_phases(p.in, s, ph, t / s.c_in, t % s.c_in, staged + t * plane_stride);
-  });
+  C* staged = scratch<C, 12>(s.n * s.c_in * plane_stride);
+  p.stage_all_phases(staged, plane_stride);
   const PaddedPlaneConvProblem<C, P> pp{p, staged, ph, plane_stride};
   const int64_t N = PaddedPlaneConvProblem<C, P>::columns(s, ph);
   using Tile = PaddedPlaneTile<C>;
@@ -580,7 +606,8 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
                                double, float>;
   const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups, khw = s.kh * s.kw;
   constexpr bool pointwise = Kernel == ConvKernel::pointwise;
-  detail::ConvProblem<C, OutA, InA, WA, Epi, pointwise> p{out, in, w, epi, s, cin_g, cout_g, khw};
+  detail::ConvProblem<C, OutA, InA, WA, Epi, pointwise> p{
+      {in, s, cin_g, khw}, {w, s.groups, cout_g, s.kh, s.kw}, out, epi};
   const int64_t M = cout_g, K = cin_g * khw, N = s.h_out * s.w_out;
   if constexpr (Kernel == ConvKernel::padded_plane) {
     (void)N;

@@ -150,7 +150,7 @@ void conv2d_max_pool(const OutA& out, const ConvOutA& conv_out, const ConvRowBuf
   if (ps.n <= 0 || ps.c <= 0 || ps.h_out <= 0 || ps.w_out <= 0) return;
   const int64_t cin_g = cs.c_in / cs.groups, cout_g = cs.c_out / cs.groups, khw = cs.kh * cs.kw;
   const detail::ConvProblem<C, ConvOutA, InA, WA, NoEpilogue> p{
-      conv_out, in, w, NoEpilogue{}, cs, cin_g, cout_g, khw};
+      {in, cs, cin_g, khw}, {w, cs.groups, cout_g, cs.kh, cs.kw}, conv_out, NoEpilogue{}};
   // The convolution's rows by the row kernel where it runs, else directly.
   std::shared_ptr<const C> packed;
   const C* a = nullptr;

@@ -34,6 +34,10 @@
 // from them, fetching rows ahead into the cache: row k of batch b, its N values contiguous,
 // or null where it is not in memory as such (then load_b_row loads it):
 //   const C* b_row_in_place(int64_t b, int64_t k) const;
+// and, to have A's or B's members (load_a_row; the B members above) taken from an object of
+// their own, whose loaders are then one instance per such type, shared by every Problem that
+// reads the same kind of operand (conv.h's ConvWeights and ConvInput):
+//   const auto& a_source() const;   const auto& b_source() const;
 // The engine sees the Problem through function pointers (gemm_problem_ref.h), so that it is
 // compiled once per register tile rather than once per Problem type.
 #pragma once
@@ -44,6 +48,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "column_tail.h"
 #include "gemm_problem_ref.h"
 #include "parallel.h"
 #include "simd.h"
@@ -104,10 +109,6 @@ inline void micro_kernel(int64_t kc, const C* __restrict a, const C* __restrict 
     for (int v = 0; v < NV; ++v)
       acc[r][v].store(c + r * ldc + v * W);
 }
-
-// The last columns of a panel that a vector would mostly waste: up to this many are computed
-// by tail_tile() instead.
-inline constexpr int kColumnTail = 4;
 
 // The tile of a panel's last real columns: NV whole vectors as in micro_kernel, then COLS
 // single columns (at most kColumnTail), each as the MR rows of A's panel in vectors times
@@ -177,14 +178,11 @@ inline void tail_tile(int64_t kc, const C* __restrict a, const C* __restrict b, 
 }
 
 // The real columns of the last B panel of N columns (known at compile time) when tail_tile()
-// runs it, narrower than NV vectors with at most kColumnTail columns past its whole vectors;
-// 0 otherwise. Only the engines of such shapes are instantiated with that one tail tile (with
-// tail tiles compiled into every engine, shapes that never took them ran up to 30% slower).
+// runs it (column_tail.h); 0 otherwise. Only the engines of such shapes are instantiated with
+// that one tail tile (with tail tiles compiled into every engine, shapes that never took them
+// ran up to 30% slower).
 template <typename C, int NV> constexpr int column_tail_width(int64_t n) {
-  constexpr int W = Vec<C>::width, NR = NV * W;
-  if (W == 1 || n <= 0) return 0;
-  const int64_t width = n - (n - 1) / NR * NR;
-  return width / W < NV && width % W <= kColumnTail ? int(width) : 0;
+  return column_tail_width_of(Vec<C>::width, NV, n);
 }
 
 // dst[0 .. NR) = src[0 .. NR): one row of a B panel, in whole vectors (a call of memmove per
@@ -213,7 +211,7 @@ inline void put_panel_row(const C* src, int64_t n, C* dst, int64_t panel_stride)
 // Row k of B in place, or null (also for a Problem without b_row_in_place).
 template <typename C>
 inline const C* b_row_in_place_of(const GemmProblemRef<C>& p, int64_t b, int64_t k) {
-  return p.b_row_in_place ? p.b_row_in_place(p.problem, b, k) : nullptr;
+  return p.b_row_in_place ? p.b_row_in_place(p.b_problem, b, k) : nullptr;
 }
 
 struct GemmBlocks {
@@ -360,7 +358,9 @@ void pack_a_panels(const void* problem,
 
 template <typename C, int MR, typename Problem>
 void pack_a_whole(const Problem& p, int64_t batch, int64_t M, int64_t K, C* dst) {
-  pack_a_panels<C, MR>(&p, &GemmThunks<C, Problem>::load_a_row, batch, M, K, dst);
+  const auto& a = a_source_of(p);
+  pack_a_panels<C, MR>(&a, &GemmThunks<C, std::remove_cvref_t<decltype(a)>>::load_a_row, batch, M,
+                       K, dst);
 }
 
 // B packed whole, in panels of NR columns: for batch b, panel j (columns j*NR .. j*NR+NR-1,
@@ -386,6 +386,7 @@ void gemm_engine(const GemmProblemRef<C>& p, int64_t batch, int64_t M, int64_t N
                  const PrepackedOperands<C>& pre) {
   constexpr int NR = NV * Vec<C>::width;
   const void* q = p.problem;
+  const void* qb = p.b_problem; // B's members take their own object
   const GemmBlocks bl = gemm_blocks<C, MR, NR>(batch, M, N, K, max_threads());
   const int64_t tm = bl.tm, tn = bl.tn;
   const int64_t m_panels = (M + MR - 1) / MR, n_panels = (N + NR - 1) / NR;
@@ -420,18 +421,18 @@ void gemm_engine(const GemmProblemRef<C>& p, int64_t batch, int64_t M, int64_t N
       auto put = [&](int64_t k, const C* row) {
         put_panel_row<C, NR>(row, N, base + k * NR, K * NR);
       };
-      if (packs_panels && p.pack_b_panels) return p.pack_b_panels(q, b, k0, k1, base, K * NR);
+      if (packs_panels && p.pack_b_panels) return p.pack_b_panels(qb, b, k0, k1, base, K * NR);
       if (by_rows) {
         using Put = decltype(put);
         const GemmRowSink<C> sink{
             &put, [](void* f, int64_t k, const C* row) { (*static_cast<Put*>(f))(k, row); }};
-        p.for_each_b_row(q, b, k0, k1, sink);
+        p.for_each_b_row(qb, b, k0, k1, sink);
       } else {
         C* row = scratch<C, 3>(N);
         for (int64_t k = k0; k < k1; ++k) {
           const C* src = b_row_in_place_of<C>(p, b, k);
           if (!src) {
-            p.load_b_row(q, b, k, 0, N, row);
+            p.load_b_row(qb, b, k, 0, N, row);
             src = row;
           }
           put(k, src);
@@ -484,8 +485,8 @@ void gemm_engine(const GemmProblemRef<C>& p, int64_t batch, int64_t M, int64_t N
                     __builtin_prefetch(ahead + n0 + x);
             } else {
               if (p.prefetch_b_row && n1 < N) // the same row of the next column block
-                p.prefetch_b_row(q, b, k0 + k, n1, std::min(nc, N - n1));
-              p.load_b_row(q, b, k0 + k, n0, nc, row);
+                p.prefetch_b_row(qb, b, k0 + k, n1, std::min(nc, N - n1));
+              p.load_b_row(qb, b, k0 + k, n0, nc, row);
               src = row;
             }
             put_panel_row<C, NR>(src, nc, bp + k * NR, kc * NR);
@@ -495,7 +496,7 @@ void gemm_engine(const GemmProblemRef<C>& p, int64_t batch, int64_t M, int64_t N
             for (int r = 0; r < MR; ++r) {
               const int64_t m = i * MR + r;
               if (m < mc) {
-                p.load_a_row(q, b, m0 + m, k0, kc, row);
+                p.load_a_row(p.a_problem, b, m0 + m, k0, kc, row);
                 for (int64_t k = 0; k < kc; ++k)
                   dst[k * MR + r] = row[k];
               } else {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace vtc::kernels {
 
@@ -19,9 +20,12 @@ template <typename C> struct GemmRowSink {
 };
 
 // The members of gemm_core.h's Problem contract, for the engine's panels of NR columns. The
-// optional ones are null (false, 1) where the Problem lacks them.
+// optional ones are null (false, 1) where the Problem lacks them. A's members take a_problem,
+// B's b_problem, C's problem: the same object unless the Problem names sources of its own.
 template <typename C> struct GemmProblemRef {
   const void* problem = nullptr;
+  const void* a_problem = nullptr;
+  const void* b_problem = nullptr;
   void (*load_a_row)(const void*, int64_t b, int64_t m, int64_t k0, int64_t kc, C* dst) = nullptr;
   void (*load_b_row)(const void*, int64_t b, int64_t k, int64_t n0, int64_t nc, C* dst) = nullptr;
   void (*store_c_row)(const void*, int64_t b, int64_t m, int64_t n0, int64_t nc,
@@ -72,36 +76,58 @@ template <typename C, typename Problem> struct GemmThunks {
   }
 };
 
+// The objects whose members are A's and B's: p.a_source() and p.b_source() where the Problem
+// has them (the operand's loaders then instantiated per source type, shared by every Problem
+// reading the same kind of operand), else p itself.
+template <typename Problem> const auto& a_source_of(const Problem& p) {
+  if constexpr (requires { p.a_source(); })
+    return p.a_source();
+  else
+    return p;
+}
+template <typename Problem> const auto& b_source_of(const Problem& p) {
+  if constexpr (requires { p.b_source(); })
+    return p.b_source();
+  else
+    return p;
+}
+
 // `p` behind a GemmProblemRef for panels of NR columns; `p` must outlive the result.
 template <typename C, int NR, typename Problem>
 GemmProblemRef<C> gemm_problem_ref(const Problem& p) {
   using T = GemmThunks<C, Problem>;
+  const auto& a = a_source_of(p);
+  const auto& src = b_source_of(p);
+  using TA = GemmThunks<C, std::remove_cvref_t<decltype(a)>>;
+  using TB = GemmThunks<C, std::remove_cvref_t<decltype(src)>>;
   GemmProblemRef<C> r;
   r.problem = &p;
-  r.load_a_row = &T::load_a_row;
-  r.load_b_row = &T::load_b_row;
+  r.a_problem = &a;
+  r.b_problem = &src;
+  r.load_a_row = &TA::load_a_row;
+  r.load_b_row = &TB::load_b_row;
   r.store_c_row = &T::store_c_row;
-  if constexpr (requires { p.prefetch_b_row(int64_t(0), int64_t(0), int64_t(0), int64_t(0)); })
-    r.prefetch_b_row = &T::prefetch_b_row;
+  if constexpr (requires { src.prefetch_b_row(int64_t(0), int64_t(0), int64_t(0), int64_t(0)); })
+    r.prefetch_b_row = &TB::prefetch_b_row;
   if constexpr (requires {
-                  p.for_each_b_row(int64_t(0), int64_t(0), int64_t(0), GemmRowSink<C>{});
+                  src.for_each_b_row(int64_t(0), int64_t(0), int64_t(0), GemmRowSink<C>{});
                 }) {
-    r.b_row_group = p.b_row_group();
-    r.for_each_b_row = &T::for_each_b_row;
+    r.b_row_group = src.b_row_group();
+    r.for_each_b_row = &TB::for_each_b_row;
   }
   if constexpr (requires {
-                  p.template pack_b_panels<NR>(int64_t(0), int64_t(0), int64_t(0), (C*)nullptr,
-                                               int64_t(0));
+                  src.template pack_b_panels<NR>(int64_t(0), int64_t(0), int64_t(0), (C*)nullptr,
+                                                 int64_t(0));
                 })
-    r.pack_b_panels = &T::template pack_b_panels<NR>;
-  if constexpr (requires { p.packs_b_panels(); }) r.packs_b_panels = p.packs_b_panels();
+    r.pack_b_panels = &TB::template pack_b_panels<NR>;
+  if constexpr (requires { src.packs_b_panels(); }) r.packs_b_panels = src.packs_b_panels();
   if constexpr (requires {
                   p.store_c_block(int64_t(0), int64_t(0), int64_t(0), int64_t(0), int64_t(0),
                                   (const C*)nullptr, int64_t(0));
                 })
     r.store_c_block = &T::store_c_block;
-  if constexpr (requires { p.b_row_in_place(int64_t(0), int64_t(0)); })
-    r.b_row_in_place = &T::b_row_in_place;
+  if constexpr (requires { src.b_row_in_place(int64_t(0), int64_t(0)); })
+    r.b_row_in_place = &TB::b_row_in_place;
   return r;
 }
 

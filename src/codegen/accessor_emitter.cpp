@@ -273,6 +273,17 @@ std::string AccessorEmitter::buffer_address(const Value* v) {
          site_.buffer(physical_buffer(v)) + ")";
 }
 
+Acc AccessorEmitter::dense(const Value* v, const Shape& shape) {
+  VTC_CHECK(physical(v)) << "codegen: " << v->name << " is not a dense tensor of its own";
+  VTC_CHECK(shape_numel(shape) == v->type.numel())
+      << "codegen: " << v->name << " (" << type_str(v->type) << ") seen as " << shape_array(shape)
+      << ", a different size";
+  const int r = int(shape.size());
+  const std::string type = std::string("DenseAccessor<") + cpp_storage_type(v->type.dtype) + ", " +
+                           std::to_string(r) + ">";
+  return {type, type + "{" + buffer_address(v) + ", " + shape_array(shape) + "}", r};
+}
+
 std::string AccessorEmitter::constant_ref(const Value* v) {
   auto it = storage_.buffer_of.find(v);
   if (!v->constant || storage_.virtual_values.count(v) || it == storage_.buffer_of.end())

@@ -127,6 +127,11 @@ public:
   // The address of a physical value's buffer as `T*` (for library calls, which take dense
   // operands only).
   std::string buffer_address(const Value* v);
+  // A physical value (physical()) as the kernels' DenseAccessor<T, R> over `shape`, its
+  // elements in row-major order (any shape of the same size: a plane flattened, a unit
+  // dimension inserted). One type for every such operand, so a kernel template instantiated
+  // over it is compiled once per part, not once per kernel (the cpu target's convolutions).
+  Acc dense(const Value* v, const Shape& shape);
   // The buffer of a physical value (a library kernel's operand); throws when it is virtual.
   int physical_buffer(const Value* v) const;
   // The ConstantRef argument for a kernel operand: the program's packs and the buffer, when

@@ -20,6 +20,7 @@
 #include "jit/parallel.h"
 #include "jit/precompiled_header.h"
 #include "jit/progress.h"
+#include "kernels/cpu/column_tail.h"
 #include "vtc/error.h"
 
 namespace vtc {
@@ -31,10 +32,13 @@ namespace {
 // and their A packers (a third of YOLO11n's generated code, one copy per part). They are
 // compiled once, into a shared object of their own (a cache entry like a part), which every
 // part declares (`extern template`) and links. The register tiles are the host's (gemm_core.h's
-// GemmTile, its one-vector form for narrow planes, conv.h's PaddedPlaneTile): AVX-512's, with
-// the column tail of 16 (planes of 20 x 20 or 28 x 28), or AVX2's (6 rows, where the
-// padded-plane tile is the engine's); elsewhere the list is empty. Other instances (other
-// column tails) stay in the parts that use them.
+// GemmTile, its one-vector form for narrow planes, conv.h's PaddedPlaneTile), AVX-512's or
+// AVX2's (6 rows, where the padded-plane tile is the engine's), each with every column tail
+// column_tail_width() gives its two-vector tile (planes of 7 x 7, 14 x 14, 20 x 20, ...: an
+// engine of its own, about 1.5 s of a part's compile on two cores where it was compiled
+// there); elsewhere the list is empty. Other instances (tails of the one-vector tile, which
+// only planes of 2 to 4 positions without constant weights take) stay in the parts that use
+// them.
 constexpr const char* kEngineSignature =
     "(const vtc::kernels::GemmProblemRef<float>&, int64_t, int64_t, int64_t, int64_t, const "
     "vtc::kernels::PrepackedOperands<float>&)";
@@ -48,11 +52,29 @@ struct InstanceSet {
   std::vector<std::string> packer_rows; // pack_a_panels<float, ...> arguments
 };
 
+// The engines of a host whose GemmTile is `mr` rows by two vectors of `width` floats: the
+// two-vector tile with every column tail it may take (column_tail.h), then the one-vector tile.
+std::vector<std::string> engines_of(int mr, int width) {
+  const std::string rows = std::to_string(mr) + ", ";
+  std::vector<std::string> engines{rows + "2, 0"};
+  std::set<int> tails;
+  for (int64_t n = 1; n <= 2 * width; ++n) // the last panel's columns repeat with period 2W
+    if (const int t = kernels::column_tail_width_of(width, 2, n)) tails.insert(t);
+  for (int t : tails)
+    engines.push_back(rows + "2, " + std::to_string(t));
+  engines.push_back(rows + "1, 0");
+  return engines;
+}
+
 const std::vector<InstanceSet>& instance_sets() {
-  static const std::vector<InstanceSet> sets = {
-      {"defined(__AVX512F__)", {"12, 2, 0", "12, 2, 16", "12, 1, 0", "8, 3, 0"}, {"12", "8"}},
-      {"defined(__AVX2__) && defined(__FMA__)", {"6, 2, 0", "6, 1, 0"}, {"6"}},
-  };
+  static const std::vector<InstanceSet> sets = [] {
+    std::vector<InstanceSet> s = {
+        {"defined(__AVX512F__)", engines_of(12, 16), {"12", "8"}},
+        {"defined(__AVX2__) && defined(__FMA__)", engines_of(6, 8), {"6"}},
+    };
+    s[0].engines.push_back("8, 3, 0"); // conv.h's PaddedPlaneTile
+    return s;
+  }();
   return sets;
 }
 

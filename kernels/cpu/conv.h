@@ -144,9 +144,11 @@ template <typename C, typename InA, bool Pointwise = false> struct ConvInput {
   Conv2dShape s;
   int64_t cin_g, khw;
   uint64_t call = next_gemm_call(); // tells this call's staged rows from earlier calls'
-  // The stride phases of a padded input plane, for cutting B rows from (pack_b_panels).
-  WindowPhases ph =
-      window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w, s.dil_h, s.dil_w, 1);
+  // The stride phases of a padded input plane, for cutting B rows from (pack_b_panels; none
+  // for a pointwise filter).
+  WindowPhases ph = Pointwise ? WindowPhases{}
+                              : window_phases(s.h_out, s.w_out, s.kh, s.kw, s.stride_h, s.stride_w,
+                                              s.dil_h, s.dil_w, 1);
   // B's columns gathered from the phases in blocks of 16 (pack_b_panels), when set.
   const PhaseColumnBlocks* blocks = nullptr;
 
@@ -629,18 +631,20 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
         if (!blocks.base.empty()) p.blocks = &blocks;
       }
     }
-    if (!wref.packs) return gemm_packed<C, Positions>(p, s.n * s.groups, M, N, K);
     if (s.n <= 0 || M <= 0 || N <= 0) return;
     // Output planes smaller than a vector: the vectors run over output channels instead.
     constexpr bool small_known = Positions >= 0 && Positions < Vec<C>::width;
     if constexpr (Positions < 0 || small_known) {
-      if (N < Vec<C>::width && N > 0) return detail::conv2d_transposed<C>(p, s, M, N, K, wref);
+      if (wref.packs && N < Vec<C>::width) return detail::conv2d_transposed<C>(p, s, M, N, K, wref);
     }
-    if constexpr (small_known) return; // only an empty output plane gets here
-    // Every batch n uses the same weights: the groups packed once. Batch b of the problem is
-    // image b / groups, group b % groups: the packs are per group.
+    if constexpr (small_known) {
+      if (wref.packs) return; // only an empty output plane gets here
+    }
+    // Constant weights: the groups packed once for every batch n. Batch b of the problem is
+    // image b / groups, group b % groups: the packs are per group. (One call either way: the
+    // engine's setup is inlined once per kernel.)
     const auto packed = detail::packed_weights<C, GemmTile<C>::MR>(p, s, wref);
-    gemm_packed<C, Positions>(p, s.n * s.groups, M, N, K, packed.get(), s.groups);
+    gemm_packed<C, Positions>(p, s.n * s.groups, M, N, K, packed.get(), packed ? s.groups : 0);
   }
 }
 

@@ -180,10 +180,10 @@ TEST(CompileDefaults, ComeFromTheEnvironment) {
     ScopedEnv sanitize("VTC_SANITIZE", off);
     EXPECT_FALSE(CompileOptions().sanitize) << (off ? off : "unset");
   }
-  EXPECT_EQ(
-      default_compile_flags(),
-      (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=off", "-fno-math-errno",
-                                "-fopenmp", "-std=c++20", "-shared", "-fPIC"}));
+  EXPECT_EQ(default_compile_flags(),
+            (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=off",
+                                      "-fno-math-errno", "-fno-trapping-math", "-fopenmp",
+                                      "-std=c++20", "-shared", "-fPIC"}));
 }
 
 } // namespace

@@ -414,7 +414,7 @@ template <typename C> struct PaddedPlaneTile {
 #endif
 };
 
-#if VTC_CONV_ROWS
+#if defined(__AVX512F__)
 // The row kernel's A, packed whole in panels of kConvRowsMR output channels: constant weights
 // (`wref` given) from the program's packs (held by `keep`), others packed now into this
 // thread's scratch.
@@ -435,7 +435,7 @@ const C* rows_packed_a(const P& p, const Conv2dShape& s, ConstantRef wref,
 // it ran); constant weights (`wref` given) are packed once per program.
 template <typename C, typename P>
 bool conv2d_by_rows(const P& p, const Conv2dShape& s, ConstantRef wref) {
-#if VTC_CONV_ROWS
+#if defined(__AVX512F__)
   using InA = std::decay_t<decltype(p.in)>;
   if constexpr (std::is_same_v<C, float> && rows_in_memory<C, InA>) {
     if (!run_contiguous<InA>(0, s.w)) return false;
@@ -450,20 +450,15 @@ bool conv2d_by_rows(const P& p, const Conv2dShape& s, ConstantRef wref) {
 }
 
 // Are an input's rows, `width` values wide (-1: not known at compile time), f32 rows in memory
-// for certain, as a row kernel reads them, on a host where that kernel runs (`runs`)?
-template <typename C, typename InA> constexpr bool input_rows_in_memory(int64_t width, bool runs) {
+// for certain, as the row kernels (conv_rows.h, depthwise_rows.h) read them?
+template <typename C, typename InA> constexpr bool input_rows_in_memory(int64_t width) {
+#if defined(__AVX512F__)
   if constexpr (std::is_same_v<C, float> && rows_in_memory<C, InA>)
-    return runs && width >= 0 && run_contiguous<InA>(0, width);
-  (void)width, (void)runs;
+    return width >= 0 && run_contiguous<InA>(0, width);
+#endif
+  (void)width;
   return false;
 }
-// The depthwise row kernel (depthwise_rows.h) runs with AVX-512 only; conv_rows.h's also with
-// AVX2 (VTC_CONV_ROWS).
-#if defined(__AVX512F__)
-inline constexpr bool kDepthwiseRowsRun = true;
-#else
-inline constexpr bool kDepthwiseRowsRun = false;
-#endif
 
 // The padded-plane kernel; constant weights (`wref` given) are packed once per program.
 template <typename C, typename P>
@@ -619,8 +614,7 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
   if constexpr (Kernel == ConvKernel::padded_plane) {
     (void)N;
     detail::conv2d_padded_plane<C>(p, s, wref);
-  } else if constexpr (Kernel == ConvKernel::rows &&
-                       detail::input_rows_in_memory<C, InA>(Width, VTC_CONV_ROWS)) {
+  } else if constexpr (Kernel == ConvKernel::rows && detail::input_rows_in_memory<C, InA>(Width)) {
     (void)N;
     detail::conv2d_by_rows<C>(p, s, wref);
   } else {
@@ -738,8 +732,8 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
     return row;
   };
   // Only the kernels the caller's choice (`Kernel`, `Width`) may run are instantiated.
-  constexpr bool rows_only = Kernel == ConvKernel::depthwise_rows &&
-                             detail::input_rows_in_memory<C, InA>(Width, detail::kDepthwiseRowsRun);
+  constexpr bool rows_only =
+      Kernel == ConvKernel::depthwise_rows && detail::input_rows_in_memory<C, InA>(Width);
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<C, float> && rows_in_memory<C, InA> &&
                 Kernel != ConvKernel::depthwise_planes) {

@@ -155,7 +155,7 @@ void conv2d_max_pool(const OutA& out, const ConvOutA& conv_out, const ConvRowBuf
   std::shared_ptr<const C> packed;
   const C* a = nullptr;
   bool by_rows = false;
-#if VTC_CONV_ROWS
+#if defined(__AVX512F__)
   detail::ConvRowsPlan plan;
   if constexpr (rows_in_memory<C, InA>) {
     if (conv_rows_fit(cs) && run_contiguous<InA>(0, cs.w)) {
@@ -188,7 +188,7 @@ void conv2d_max_pool(const OutA& out, const ConvOutA& conv_out, const ConvRowBuf
           const int64_t lo = std::max<int64_t>(0, y0), hi = std::min(cs.h_out, y0 + span);
           for (int64_t y = std::max(lo, next); y < hi; ++y) {
             if (by_rows) {
-#if VTC_CONV_ROWS
+#if defined(__AVX512F__)
               for (int64_t g = 0; g < cs.groups; ++g)
                 detail::conv_row(p, a, plan, nb, g, y);
 #endif

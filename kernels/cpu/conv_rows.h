@@ -21,25 +21,12 @@
 #include "simd.h"
 #include "stage.h"
 
-// The row kernel runs where a register tile fits: AVX-512 (32 registers) or AVX2 with FMA (16).
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-#define VTC_CONV_ROWS 1
-#else
-#define VTC_CONV_ROWS 0
-#endif
-
-#if VTC_CONV_ROWS
+#if defined(__AVX512F__) // the tile (8 x 3 vectors) wants AVX-512's 32 registers
 
 namespace vtc::kernels::detail {
 
-// The register tile: with AVX-512, 8 output channels by 3 vectors, as the padded-plane
-// kernel's; with AVX2's 16 registers, 4 by 2 (8 accumulators; channel counts, multiples of 4 in
-// stems, fill its panels).
-#if defined(__AVX512F__)
+// The register tile: 8 output channels by 3 vectors, as the padded-plane kernel's.
 inline constexpr int kConvRowsMR = 8, kConvRowsNV = 3;
-#else
-inline constexpr int kConvRowsMR = 4, kConvRowsNV = 2;
-#endif
 
 // What the row kernel of one problem works out once: how an input row splits into the
 // phases its filter columns read, and the sizes of the panels.

@@ -386,7 +386,8 @@ void gemm_engine(const GemmProblemRef<C>& p, int64_t batch, int64_t M, int64_t N
                  const PrepackedOperands<C>& pre) {
   constexpr int NR = NV * Vec<C>::width;
   const void* q = p.problem;
-  const void* qb = p.b_problem; // B's members take their own object
+  const void* qa = p.a_problem; // A's and B's members take their own objects
+  const void* qb = p.b_problem;
   const GemmBlocks bl = gemm_blocks<C, MR, NR>(batch, M, N, K, max_threads());
   const int64_t tm = bl.tm, tn = bl.tn;
   const int64_t m_panels = (M + MR - 1) / MR, n_panels = (N + NR - 1) / NR;
@@ -496,7 +497,7 @@ void gemm_engine(const GemmProblemRef<C>& p, int64_t batch, int64_t M, int64_t N
             for (int r = 0; r < MR; ++r) {
               const int64_t m = i * MR + r;
               if (m < mc) {
-                p.load_a_row(p.a_problem, b, m0 + m, k0, kc, row);
+                p.load_a_row(qa, b, m0 + m, k0, kc, row);
                 for (int64_t k = 0; k < kc; ++k)
                   dst[k * MR + r] = row[k];
               } else {

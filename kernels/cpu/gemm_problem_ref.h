@@ -96,13 +96,13 @@ template <typename Problem> const auto& b_source_of(const Problem& p) {
 template <typename C, int NR, typename Problem>
 GemmProblemRef<C> gemm_problem_ref(const Problem& p) {
   using T = GemmThunks<C, Problem>;
-  const auto& a = a_source_of(p);
-  const auto& src = b_source_of(p);
-  using TA = GemmThunks<C, std::remove_cvref_t<decltype(a)>>;
+  const auto& a_src = a_source_of(p);
+  const auto& src = b_source_of(p); // B's, whose members most of what follows asks for
+  using TA = GemmThunks<C, std::remove_cvref_t<decltype(a_src)>>;
   using TB = GemmThunks<C, std::remove_cvref_t<decltype(src)>>;
   GemmProblemRef<C> r;
   r.problem = &p;
-  r.a_problem = &a;
+  r.a_problem = &a_src;
   r.b_problem = &src;
   r.load_a_row = &TA::load_a_row;
   r.load_b_row = &TB::load_b_row;

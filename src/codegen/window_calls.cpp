@@ -285,16 +285,15 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   }
   Acc out = plane_view(g, c.output(post));
   if (library_conv_impl(c.kernel.impl)) return library_conv_calls(c, out, cs);
-  if (g.dialect().library() == KernelLibrary::cuda)
-    return cuda_conv(c, n, cs, out, plane_view(g, g.value(n.inputs[0])),
-                     plane_view(g, g.value(n.inputs[1])));
-  // Dense operands as the library's DenseAccessor: the convolution's loaders are then compiled
-  // once for all such convolutions of a part (conv.h's ConvInput and ConvWeights).
-  const Acc x = g.physical(n.inputs[0]) ? g.dense(n.inputs[0], {cs.n, cs.c_in, cs.h, cs.w})
-                                        : plane_view(g, g.value(n.inputs[0]));
-  const Acc weights = g.physical(n.inputs[1])
-                          ? g.dense(n.inputs[1], {cs.c_out, cs.c_in / groups, cs.kh, cs.kw})
-                          : plane_view(g, g.value(n.inputs[1]));
+  // On cpu, dense operands as the library's DenseAccessor: the convolution's loaders are then
+  // compiled once for all such convolutions of a part (conv.h's ConvInput and ConvWeights).
+  const bool cuda = g.dialect().library() == KernelLibrary::cuda;
+  auto operand = [&](const Value* v, const Shape& as) {
+    return !cuda && g.physical(v) ? g.dense(v, as) : plane_view(g, g.value(v));
+  };
+  const Acc x = operand(n.inputs[0], {cs.n, cs.c_in, cs.h, cs.w});
+  const Acc weights = operand(n.inputs[1], {cs.c_out, cs.c_in / groups, cs.kh, cs.kw});
+  if (cuda) return cuda_conv(c, n, cs, out, x, weights);
   const std::string planes = std::to_string(ho * wo);
   const std::vector<std::string> kernel =
       sx[1] / groups == 1 && groups > 1

@@ -101,6 +101,7 @@ namespace vtc::device {
   X(cuEventCreate, 2000)                                                                           \
   X(cuEventDestroy, 4000)                                                                          \
   X(cuEventRecord, 2000)                                                                           \
+  X(cuEventRecordWithFlags, 11010)                                                                 \
   X(cuEventSynchronize, 2000)                                                                      \
   VTC_CUDA_EVENT_ELAPSED_TIME(X)
 

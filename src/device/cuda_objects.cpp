@@ -343,6 +343,11 @@ void CudaEvent::record(CUstream stream) {
   check(cuda_driver().cuEventRecord(event_, stream), "cuEventRecord");
 }
 
+void CudaEvent::record_in_capture(CUstream stream) {
+  check(cuda_driver().cuEventRecordWithFlags(event_, stream, CU_EVENT_RECORD_EXTERNAL),
+        "cuEventRecordWithFlags");
+}
+
 void CudaEvent::synchronize() const {
   check(cuda_driver().cuEventSynchronize(event_), "cuEventSynchronize");
 }
@@ -470,6 +475,9 @@ CudaEvent::CudaEvent(bool) {
 }
 void CudaEvent::reset() noexcept {}
 void CudaEvent::record(CUstream) {
+  no_cuda_toolkit();
+}
+void CudaEvent::record_in_capture(CUstream) {
   no_cuda_toolkit();
 }
 void CudaEvent::synchronize() const {

@@ -172,6 +172,9 @@ public:
 
   CUevent get() const { return event_; }
   void record(CUstream stream);
+  // Recorded where `stream`'s work has reached, as a node of the graph `stream` is capturing
+  // (CU_EVENT_RECORD_EXTERNAL): each replay records it as its work passes there.
+  void record_in_capture(CUstream stream);
   void synchronize() const;
 
 private:

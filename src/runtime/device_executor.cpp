@@ -21,6 +21,7 @@ struct Segment {
   bool generated = false;
   bool direct = false;
   device::CudaGraph graph;
+  device::CudaGraph timed_graph; // with an event recorded before each step (step timing)
 };
 
 CUdeviceptr address_of(const void* p) {
@@ -207,11 +208,25 @@ void DeviceExecutor::run(const std::vector<void*>& inputs, const std::vector<voi
           });
       continue;
     }
-    if (step_timing_ || seg.direct) {
+    if (seg.direct) {
       for (size_t s = seg.first; s < seg.end; ++s) {
         if (step_timing_) st.events[s].record(stream);
         loaded_->launch(s, args);
       }
+      continue;
+    }
+    if (step_timing_) {
+      // The steps replayed as one graph with an event before each: launched one by one, a
+      // library call's host work (a cuDNN plan's) would fall between its events.
+      if (!seg.timed_graph.instantiated()) {
+        seg.timed_graph.begin_capture(stream);
+        for (size_t s = seg.first; s < seg.end; ++s) {
+          st.events[s].record_in_capture(stream);
+          loaded_->launch(s, args);
+        }
+        seg.timed_graph.end_capture();
+      }
+      seg.timed_graph.launch(stream);
       continue;
     }
     if (!seg.graph.instantiated()) {

@@ -7,8 +7,10 @@
 // rewrites the table where bindings changed, and replays the program: each maximal sequence
 // of generated steps captured once into a CUDA graph and launched as one, interpreter steps
 // on the host between them over copies of their buffers. A donated input bound in device
-// memory is updated in place there. With step timing on, steps launch one by one between
-// CUDA events instead, and step_times() holds each step's device time. A failed index check
+// memory is updated in place there. With step timing on, each sequence replays as a second
+// graph with a CUDA event recorded before every step, and step_times() holds each step's
+// device time (what the steps take as they run, without the host's launch work between
+// them). A failed index check
 // makes the later kernels return at once; the run then throws its error, before any output
 // is copied out.
 #pragma once
@@ -32,7 +34,7 @@ public:
   void run(const std::vector<void*>& inputs, const std::vector<void*>& outputs) override;
   void copy_memory(void* dst, const void* src, size_t bytes) const override;
 
-  // Time every step with CUDA events (launching step by step) instead of replaying graphs.
+  // Time every step with CUDA events recorded inside the replayed graphs.
   void set_step_timing(bool on) { step_timing_ = on; }
 
 private:

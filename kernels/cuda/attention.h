@@ -168,11 +168,56 @@ __device__ VTC_INLINE void chunk_softmax(float* ss, int64_t n, int64_t chunk, fl
 // The end of a block of split-KV decode attention with several chunks: its heads' max and sum
 // join the weighted values it wrote to ws.partial, and the last block of (bi, cache head g) to
 // finish (a counter, the only atomic) combines the chunks in chunk order and stores O.
+//
+// The last block's loads are what the step waits for: a column's max over the chunks, then its
+// weighted sum, each a chain of loads from L2, and each thread walked G columns in turn (Llama-3
+// at batch 1: 32 chunks, 4 columns a thread, about 500 loads a thread). So where the heads'
+// chunks fit in kChunkWeights, each chunk's max and sum is loaded once, by one thread, the
+// heads' maxima, chunk weights exp(m_c - max) and sums go to shared memory, and each thread
+// then loads its columns' partials kAhead chunks at a time for all its columns at once. Every
+// value is computed as before, in the same order (max, then the sums in chunk order).
+namespace attention_combine_config {
+inline constexpr int kChunkWeights = 512; // G x chunks weights in static shared memory
+inline constexpr int kAhead = 8;          // chunks of partials a thread loads at once
+inline constexpr int kColumns = 2;        // columns a thread combines at once
+} // namespace attention_combine_config
+
+template <int G, class O>
+__device__ VTC_INLINE void attention_combine_in_order(const O& o, AttentionWorkspace ws,
+                                                      const DecodeAttentionShape& s, int64_t bi,
+                                                      int64_t h0) {
+  using namespace attention_config;
+  const int tid = int(threadIdx.x);
+  const int64_t Dv = s.dv, H = s.heads, chunks = attention_chunks(s);
+  for (int64_t idx = tid; idx < G * Dv; idx += kThreads) {
+    const int64_t h = idx / Dv, e = idx % Dv;
+    const float* part = ws.partial + (bi * H + h0 + h) * chunks * (Dv + 2);
+    float mx = neg_inf();
+    for (int64_t cc = 0; cc < chunks; ++cc)
+      mx = max_nan(mx, ld_cg(part + cc * (Dv + 2)));
+    float res = 0.0f;
+    if (mx != neg_inf()) {
+      float sum = 0.0f, r = 0.0f;
+      for (int64_t cc = 0; cc < chunks; ++cc) {
+        const float* pc = part + cc * (Dv + 2);
+        const float f = expf(ld_cg(pc) - mx);
+        sum = fmaf(ld_cg(pc + 1), f, sum);
+        r = fmaf(ld_cg(pc + 2 + e), f, r);
+      }
+      res = r / sum;
+    }
+    o.store(Index<3>{bi, h0 + h, e}, res);
+  }
+}
+
 template <int G, class O>
 __device__ VTC_INLINE void
 attention_combine(const O& o, AttentionWorkspace ws, const DecodeAttentionShape& s, int64_t bi,
                   int64_t g, int64_t c, const float* mh, const float* lh, unsigned* flag) {
   using namespace attention_config;
+  using namespace attention_combine_config;
+  __shared__ float weight[kChunkWeights]; // [G][chunks]: exp(m_c - max), 0 for an empty chunk
+  __shared__ float head_max[G], head_sum[G];
   const int tid = int(threadIdx.x);
   const int64_t Dv = s.dv, H = s.heads, h0 = g * G, chunks = attention_chunks(s), groups = H / G;
   if (tid < G) {
@@ -187,24 +232,64 @@ attention_combine(const O& o, AttentionWorkspace ws, const DecodeAttentionShape&
   __syncthreads();
   if (*flag) {
     __threadfence();
-    for (int64_t idx = tid; idx < G * Dv; idx += kThreads) {
-      const int64_t h = idx / Dv, e = idx % Dv;
-      const float* part = ws.partial + (bi * H + h0 + h) * chunks * (Dv + 2);
-      float mx = neg_inf();
-      for (int64_t cc = 0; cc < chunks; ++cc)
-        mx = max_nan(mx, ld_cg(part + cc * (Dv + 2)));
-      float res = 0.0f;
-      if (mx != neg_inf()) {
-        float sum = 0.0f, r = 0.0f;
-        for (int64_t cc = 0; cc < chunks; ++cc) {
-          const float* pc = part + cc * (Dv + 2);
-          const float f = expf(ld_cg(pc) - mx);
-          sum = fmaf(ld_cg(pc + 1), f, sum);
-          r = fmaf(ld_cg(pc + 2 + e), f, r);
-        }
-        res = r / sum;
+    if (G * chunks > kChunkWeights) {
+      attention_combine_in_order<G>(o, ws, s, bi, h0);
+    } else {
+      // Each chunk's max once (into weight[]), then a thread a head: its max, the chunks'
+      // weights and the sum of their sums, in chunk order.
+      for (int64_t i = tid; i < G * chunks; i += kThreads)
+        weight[i] = ld_cg(ws.partial + ((bi * H + h0) * chunks + i) * (Dv + 2));
+      __syncthreads();
+      if (tid < G) {
+        const float* part = ws.partial + (bi * H + h0 + tid) * chunks * (Dv + 2);
+        float* wh = weight + tid * chunks;
+        float mx = neg_inf();
+        for (int64_t cc = 0; cc < chunks; ++cc)
+          mx = max_nan(mx, wh[cc]);
+        float sum = 0.0f;
+        if (mx != neg_inf())
+          for (int64_t cc = 0; cc < chunks; ++cc) {
+            const float f = expf(wh[cc] - mx);
+            sum = fmaf(ld_cg(part + cc * (Dv + 2) + 1), f, sum);
+            wh[cc] = f;
+          }
+        head_max[tid] = mx;
+        head_sum[tid] = sum;
       }
-      o.store(Index<3>{bi, h0 + h, e}, res);
+      __syncthreads();
+      // Columns idx0 + j kThreads (j < kColumns): r = sum over chunks of partial . weight.
+      for (int64_t idx0 = tid; idx0 < G * Dv; idx0 += kThreads * kColumns) {
+        float r[kColumns];
+        const float* col[kColumns];
+        const float* wc[kColumns];
+#pragma unroll
+        for (int j = 0; j < kColumns; ++j) {
+          const int64_t idx = min64(idx0 + j * kThreads, G * Dv - 1), h = idx / Dv;
+          r[j] = 0.0f;
+          col[j] = ws.partial + (bi * H + h0 + h) * chunks * (Dv + 2) + 2 + idx % Dv;
+          wc[j] = weight + h * chunks;
+        }
+        for (int64_t c0 = 0; c0 < chunks; c0 += kAhead) {
+          float pv[kColumns][kAhead];
+#pragma unroll
+          for (int j = 0; j < kColumns; ++j)
+#pragma unroll
+            for (int u = 0; u < kAhead; ++u)
+              pv[j][u] = c0 + u < chunks ? ld_cg(col[j] + (c0 + u) * (Dv + 2)) : 0.0f;
+#pragma unroll
+          for (int j = 0; j < kColumns; ++j)
+#pragma unroll
+            for (int u = 0; u < kAhead; ++u)
+              if (c0 + u < chunks) r[j] = fmaf(pv[j][u], wc[j][c0 + u], r[j]);
+        }
+#pragma unroll
+        for (int j = 0; j < kColumns; ++j) {
+          const int64_t idx = idx0 + j * kThreads, h = idx / Dv;
+          if (idx >= G * Dv) continue;
+          o.store(Index<3>{bi, h0 + h, idx % Dv},
+                  head_max[h] == neg_inf() ? 0.0f : r[j] / head_sum[h]);
+        }
+      }
     }
     if (tid == 0) *counter = 0u;
   }

@@ -120,19 +120,47 @@ void reduce_rows(int64_t outer, int64_t len, const LoadRow& load_row, const Stor
   });
 }
 
-// out[n, c, 0, 0] = reduce of the plane in[n, c, :, :].
+// Where plane (b, ch) of `in` lies in memory as one run of h * w values of type C; null when
+// it does not (every row is asked, so any mapping may answer).
+template <typename C, typename InA>
+const C* plane_in_memory(const InA& in, int64_t b, int64_t ch, int64_t h, int64_t w) {
+  const C* p = run_target<C>(in, Index<4>{b, ch, 0, 0}, w);
+  for (int64_t y = 1; p && y < h; ++y)
+    if (run_target<C>(in, Index<4>{b, ch, y, 0}, w) != p + y * w) return nullptr;
+  return p;
+}
+
+// out[n, c, 0, 0] = reduce of the plane in[n, c, :, :]; planes in memory are reduced where
+// they lie, others staged first (the same values in the same order either way).
 template <ReduceKind K, typename OutA, typename InA>
 void reduce_planes(const OutA& out, const InA& in, int64_t n, int64_t c, int64_t h, int64_t w) {
   using C = compute_t<InA>;
+  auto store = [&](int64_t r, C v) { out.store(Index<4>{r / c, r % c, 0, 0}, v); };
+  if constexpr (K == ReduceKind::Sum || K == ReduceKind::Mean) {
+    if (const C* first = plane_in_memory<C>(in, 0, 0, h, w)) {
+      const int64_t len = h * w, grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(len, 1));
+      parallel_chunks(n * c, grain, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const C* p = r == 0 ? first : plane_in_memory<C>(in, r / c, r % c, h, w);
+          if (!p) {
+            C* buf = scratch<C, 0>(len);
+            for (int64_t y = 0; y < h; ++y)
+              load_run(in, Index<4>{r / c, r % c, y, 0}, w, buf + y * w);
+            p = buf;
+          }
+          store(r, reduce_buffer<K>(p, len));
+        }
+      });
+      return;
+    }
+  }
   reduce_rows<K, C>(
       n * c, h * w,
       [&](int64_t r, C* dst) {
         for (int64_t y = 0; y < h; ++y)
           load_run(in, Index<4>{r / c, r % c, y, 0}, w, dst + y * w);
       },
-      [&](int64_t r, C v) {
-        out.store(Index<4>{r / c, r % c, 0, 0}, v);
-      });
+      store);
 }
 
 } // namespace detail

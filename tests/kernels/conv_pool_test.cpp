@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "conv_cases.h"
 #include "kernel_test_util.h"
@@ -368,6 +371,46 @@ TEST(PoolTest, GlobalPooling) {
   Tensor<float, 4> avg2({2, 3, 1, 1});
   global_avg_pool2d(avg2.acc(), cx, 2, 3, 5, 7);
   expect_bitwise(avg2, avg, "global average pool through a computed accessor");
+}
+
+// The mean of a plane in the fixed lane order of vmath.h, written out: lane l sums elements
+// l, l + 16, ... in turn from +0, the lanes meet in the tree (l, l + w) for w = 8, 4, 2, 1.
+float fixed_order_mean(const std::vector<float>& v) {
+  float acc[16] = {};
+  for (size_t j = 0; j < v.size(); ++j)
+    acc[j % 16] = acc[j % 16] + v[j];
+  for (int w = 8; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l)
+      acc[l] = acc[l] + acc[l + w];
+  return acc[0] / float(v.size());
+}
+
+TEST(PoolTest, GlobalAveragePoolKeepsTheLaneOrderForEveryPlaneSize) {
+  std::mt19937 rng(33);
+  for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{
+           {1, 1}, {2, 2}, {1, 7}, {3, 5}, {4, 4}, {7, 7}, {5, 7}, {16, 16}, {9, 13}}) {
+    const Index<4> xs = {2, 5, h, w};
+    auto x = random_tensor<float, 4>(rng, xs);
+    x.data[size_t(x.acc_offset({0, 1, 0, 0}))] = -0.0f; // a lone -0 sums to +0
+    x.data[size_t(x.acc_offset({1, 2, h - 1, w - 1}))] = std::numeric_limits<float>::infinity();
+    Tensor<float, 4> dense({2, 5, 1, 1}), computed({2, 5, 1, 1});
+    global_avg_pool2d(dense.acc(), x.acc(), 2, 5, h, w);
+    ComputedAccessor<float, 4> cx(xs);
+    fill_from(cx, x);
+    global_avg_pool2d(computed.acc(), cx, 2, 5, h, w);
+    const std::string what = std::to_string(h) + " x " + std::to_string(w);
+    expect_bitwise(computed, dense, what + ": staged planes vs planes in memory");
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t c = 0; c < 5; ++c) {
+        std::vector<float> plane;
+        for (int64_t y = 0; y < h; ++y)
+          for (int64_t xx = 0; xx < w; ++xx)
+            plane.push_back(x.data[size_t(x.acc_offset({n, c, y, xx}))]);
+        const float want = fixed_order_mean(plane), got = dense.data[size_t(n * 5 + c)];
+        EXPECT_EQ(std::memcmp(&want, &got, sizeof(float)), 0)
+            << what << " plane (" << n << ", " << c << "): " << got << " against " << want;
+      }
+  }
 }
 
 } // namespace

@@ -12,7 +12,8 @@
 #                onnxruntime: f32 1e-5, f16 / bf16 1e-2), compile times: models_small.txt
 #   full         the same at full size, batch 1: models_full.txt
 #   sanitize     compute-sanitizer memcheck and racecheck over `vtc run --target cuda` of every
-#                small model: sanitize.txt
+#                small model, each run stopped after $VTC_SANITIZE_TIMEOUT s (default 240) and
+#                counted as timed out: sanitize.txt
 #   bench        `vtc bench --target cuda` of the workloads at full size (every batch of
 #                $VTC_BATCHES, default 1; strategies $VTC_STRATEGIES, default none,type1,greedy),
 #                each model compiled first, several at a time: bench_cuda.txt, and each model's
@@ -109,22 +110,30 @@ for part in "${parts[@]}"; do
     ;;
   sanitize)
     log=$out/sanitize.txt
-    mkdir -p "$work/sanitize"
-    export vtc cache work
-    # Four models at a time; each under memcheck, then racecheck.
+    rm -rf "$work/sanitize" && mkdir -p "$work/sanitize"
+    limit=${VTC_SANITIZE_TIMEOUT:-240}
+    export vtc cache work limit
+    # Four models at a time; each under memcheck, then racecheck, each run stopped after $limit
+    # seconds (racecheck of a full convolutional model can take longer than a command may).
     models_of small | xargs -P 4 -I{} bash -c '
       m={}; n=$(basename "$m" .onnx); d=""
       case $n in llama3_*|gemma2_*) d="--donate past_k --donate past_v" ;; esac
       for tool in memcheck racecheck; do
-        compute-sanitizer --tool $tool --error-exitcode 9 "$vtc" run "$m" --target cuda \
-          --cache-dir "$cache" $d --output-dir "$work/sanitize/$n-out" >"$work/sanitize/$n.$tool" 2>&1
+        start=$SECONDS
+        timeout "$limit" compute-sanitizer --tool $tool --error-exitcode 9 "$vtc" run "$m" \
+          --target cuda --cache-dir "$cache" $d --output-dir "$work/sanitize/$n-out" \
+          >"$work/sanitize/$n.$tool" 2>&1
         rc=$?
-        echo "== $n $tool exit $rc: $(grep -E "ERROR SUMMARY" "$work/sanitize/$n.$tool" | tail -1)" \
+        if [ $rc -eq 124 ]; then
+          echo "== $n $tool timed out after $limit s" >"$work/sanitize/$n.$tool.head"
+          continue
+        fi
+        echo "== $n $tool exit $rc ($((SECONDS - start)) s): $(grep -E "ERROR SUMMARY" "$work/sanitize/$n.$tool" | tail -1)" \
           >"$work/sanitize/$n.$tool.head"
         [ $rc -ne 0 ] && tail -40 "$work/sanitize/$n.$tool" >>"$work/sanitize/$n.$tool.head"
       done'
     cat "$work/sanitize"/*.head >"$log"
-    note "sanitize: $(grep -c '^== .* exit 0' "$log") of $(grep -c '^== ' "$log") clean (sanitize.txt)"
+    note "sanitize: $(grep -c '^== .* exit 0' "$log") of $(grep -c '^== ' "$log") clean, $(grep -c '^== .* timed out' "$log") timed out after $limit s (sanitize.txt)"
     ;;
   bench)
     log=$out/bench_cuda.txt

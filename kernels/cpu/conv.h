@@ -15,7 +15,8 @@
 // at a time over B copied from the input rows split into phases (conv_rows.h; a max pooling
 // of a stem's output pooled as the rows come, conv_max_pool.h). The direct depthwise kernel (Cin_g
 // == 1) stages each padded input plane in a local buffer, or, for narrow f32 planes, makes each
-// input row's tap vectors by permutes (depthwise_rows.h). All compute acc = 0; acc = fma(W, In,
+// input row's tap vectors by permutes (depthwise_rows.h), or, for small planes, computes a
+// vector of channels at once (depthwise_channels.h). All compute acc = 0; acc = fma(W, In,
 // acc) over k in order, padding positions included as zeros, so they give the same bits and
 // conv2d() may pick either by shape.
 #pragma once
@@ -27,6 +28,7 @@
 #include "constant_packs.h"
 #include "conv_rows.h"
 #include "conv_shape.h"
+#include "depthwise_channels.h"
 #include "depthwise_rows.h"
 #include "gemm_core.h"
 #include "simd.h"
@@ -743,7 +745,12 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
     }
   }
 #endif
-  if constexpr (!rows_only) detail::depthwise_planes<C>(out, in, s, epi, filter);
+  if constexpr (!rows_only) {
+    if constexpr (std::is_same_v<C, float>) {
+      if (depthwise_channels_fit(s)) return detail::depthwise_channels(out, in, s, epi, filter);
+    }
+    detail::depthwise_planes<C>(out, in, s, epi, filter);
+  }
 }
 
 // conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise (over padded

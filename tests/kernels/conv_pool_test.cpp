@@ -151,6 +151,11 @@ std::vector<ConvCase> conv_cases() {
       {1, 3, 35, 32, 3, 5, 5, 3, 1, 2, 1, 1, 2, 2, 0, 1},   // depthwise 5x5, rows of 32 -> 16
       {1, 3, 5, 7, 3, 3, 3, 3, 1, 1, 1, 1, 3, 1, 2, 6},     // depthwise, pads wider than taps
       {1, 2, 6, 10, 2, 1, 9, 2, 1, 1, 1, 1, 0, 4, 0, 4},    // depthwise, 9 filter columns
+      {1, 9, 2, 2, 9, 3, 3, 9, 1, 1, 1, 1, 1, 1, 1, 1},     // depthwise by channels, 2 x 2
+      {2, 7, 4, 4, 7, 3, 3, 7, 1, 1, 1, 1, 1, 1, 1, 1},     // by channels, 4 x 4, batch 2
+      {1, 17, 8, 8, 17, 3, 3, 17, 2, 2, 1, 1, 1, 1, 1, 1},  // by channels, stride 2, 17 lanes
+      {1, 6, 7, 7, 12, 5, 5, 6, 1, 1, 1, 1, 2, 2, 2, 2},    // by channels, 5x5, multiplier 2
+      {1, 4, 9, 9, 4, 3, 3, 4, 2, 2, 2, 2, 1, 0, 2, 1},     // by channels, dilation, uneven pads
       {1, 3, 34, 50, 24, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1},  // stem by rows: 2 vectors a row
       {1, 3, 9, 100, 20, 3, 3, 1, 1, 2, 1, 1, 1, 1, 1, 1},  // stem by rows: 3 + 1 vectors
       {2, 2, 6, 40, 5, 2, 3, 1, 1, 1, 1, 1, 0, 2, 1, 0},    // by rows, batch 2, stride 1

@@ -50,7 +50,7 @@ void depthwise_channel_block(const OutA& out, const InA& in, const Conv2dShape& 
   float* plane = scratch<float, 2>(hp * wp * kW);
   float* taps_t = scratch<float, 3>(taps * kW);
   float* result = scratch<float, 4>(pixels * kW + s.w_out);
-  float* row = scratch<float, 5>(std::max(s.w, s.w_out));
+  float* row = scratch<float, 5>(s.w); // an input row not in memory
   std::fill(plane, plane + hp * wp * kW, 0.0f);
   std::fill(taps_t, taps_t + taps * kW, 0.0f);
   for (int l = 0; l < lanes; ++l) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -90,10 +91,17 @@ inline void sum_fixed_16_rows(const float* rows, int64_t len, float* sums) {
 }
 #endif
 
+// No row in memory: every row is staged by load_row.
+struct RowsStaged {
+  template <typename I> std::nullptr_t operator()(I) const { return nullptr; }
+};
+
 // out[r] for r < outer, where load_row(r, dst) fills dst[0, len) with row r and
-// store(r, v) writes the result.
-template <ReduceKind K, typename C, typename LoadRow, typename Store>
-void reduce_rows(int64_t outer, int64_t len, const LoadRow& load_row, const Store& store) {
+// store(r, v) writes the result; row_at(r), where given, is row r in memory (or null), reduced
+// where it lies instead of staged.
+template <ReduceKind K, typename C, typename LoadRow, typename Store, typename RowAt = RowsStaged>
+void reduce_rows(int64_t outer, int64_t len, const LoadRow& load_row, const Store& store,
+                 const RowAt& row_at = {}) {
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(len, 1));
   parallel_chunks(outer, grain, [&](int64_t r0, int64_t r1) {
     C* buf = scratch<C, 0>(len);
@@ -114,8 +122,12 @@ void reduce_rows(int64_t outer, int64_t len, const LoadRow& load_row, const Stor
     }
 #endif
     for (; r < r1; ++r) {
-      load_row(r, buf);
-      store(r, reduce_buffer<K>(buf, len));
+      const C* row = row_at(r);
+      if (!row) {
+        load_row(r, buf);
+        row = buf;
+      }
+      store(r, reduce_buffer<K>(row, len));
     }
   });
 }
@@ -135,32 +147,16 @@ const C* plane_in_memory(const InA& in, int64_t b, int64_t ch, int64_t h, int64_
 template <ReduceKind K, typename OutA, typename InA>
 void reduce_planes(const OutA& out, const InA& in, int64_t n, int64_t c, int64_t h, int64_t w) {
   using C = compute_t<InA>;
-  auto store = [&](int64_t r, C v) { out.store(Index<4>{r / c, r % c, 0, 0}, v); };
-  if constexpr (K == ReduceKind::Sum || K == ReduceKind::Mean) {
-    if (const C* first = plane_in_memory<C>(in, 0, 0, h, w)) {
-      const int64_t len = h * w, grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(len, 1));
-      parallel_chunks(n * c, grain, [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) {
-          const C* p = r == 0 ? first : plane_in_memory<C>(in, r / c, r % c, h, w);
-          if (!p) {
-            C* buf = scratch<C, 0>(len);
-            for (int64_t y = 0; y < h; ++y)
-              load_run(in, Index<4>{r / c, r % c, y, 0}, w, buf + y * w);
-            p = buf;
-          }
-          store(r, reduce_buffer<K>(p, len));
-        }
-      });
-      return;
-    }
-  }
   reduce_rows<K, C>(
       n * c, h * w,
       [&](int64_t r, C* dst) {
         for (int64_t y = 0; y < h; ++y)
           load_run(in, Index<4>{r / c, r % c, y, 0}, w, dst + y * w);
       },
-      store);
+      [&](int64_t r, C v) {
+        out.store(Index<4>{r / c, r % c, 0, 0}, v);
+      },
+      [&](int64_t r) { return plane_in_memory<C>(in, r / c, r % c, h, w); });
 }
 
 } // namespace detail

@@ -218,14 +218,21 @@ template <typename C, typename Op> inline C combine_lanes(C* acc, Op op) {
 
 // combine_lanes with +, for sums: the same tree (lanes l and l + w for w = 8, 4, 2, 1, lower
 // lane first), as vector halvings for float.
+#if defined(__AVX2__)
+// The tree of sum_lanes over 16 float lanes held as two vectors (lanes 0-7 and 8-15).
+inline float sum_lanes(__m256 lo, __m256 hi) {
+  const __m256 t8 = _mm256_add_ps(lo, hi);
+  const __m128 t4 = _mm_add_ps(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
+  const __m128 t2 = _mm_add_ps(t4, _mm_movehl_ps(t4, t4));
+  return _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
+}
+#endif
+
 template <typename C> inline C sum_lanes(const C* acc) {
   static_assert(kLanes == 16, "sum_lanes: the halving tree is written for 16 lanes");
   if constexpr (std::is_same_v<C, float>) {
 #if defined(__AVX2__)
-    const __m256 t8 = _mm256_add_ps(_mm256_loadu_ps(acc), _mm256_loadu_ps(acc + 8));
-    const __m128 t4 = _mm_add_ps(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
-    const __m128 t2 = _mm_add_ps(t4, _mm_movehl_ps(t4, t4));
-    return _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
+    return sum_lanes(_mm256_loadu_ps(acc), _mm256_loadu_ps(acc + 8));
 #endif
   }
   C tmp[kLanes];
@@ -275,10 +282,7 @@ template <typename C> inline C sum_fixed(const C* x, int64_t n) {
           _mm256_maskload_ps(
               x + j + 8, _mm256_cmpgt_epi32(rest, _mm256_add_epi32(lane, _mm256_set1_epi32(8)))));
     }
-    const __m256 t8 = _mm256_add_ps(lo, hi);
-    const __m128 t4 = _mm_add_ps(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
-    const __m128 t2 = _mm_add_ps(t4, _mm_movehl_ps(t4, t4));
-    return _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
+    return sum_lanes(lo, hi);
   }
 #endif
   return sum_fixed(x, n, [](C v) { return v; });

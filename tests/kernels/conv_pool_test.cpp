@@ -139,6 +139,7 @@ std::vector<ConvCase> conv_cases() {
       {1, 40, 4, 3, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},   // 12 positions
       {1, 300, 1, 1, 48, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // one position, K = 300
       {2, 16, 1, 4, 24, 1, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0},   // one row of 4, groups, batch 2
+      {2, 16, 1, 20, 24, 1, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0},  // one row of 20, groups, batch 2
       {2, 8, 1, 6, 12, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1},    // 3x3 over one row of 6, groups
       {1, 5, 20, 24, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // padded planes
       {2, 6, 18, 70, 10, 3, 5, 2, 1, 1, 1, 2, 1, 3, 0, 5},  // padded planes, groups, dilation

@@ -509,22 +509,15 @@ template <typename C, typename P> struct TransposedConvProblem {
     for (int64_t c = 0; c < nc; ++c)
       p.store_c_row(b, n0 + c, m, 1, src + c);
   }
-  // A block of C^T is stored a channel at a time: one run over the output positions each,
-  // straight through store_run where the output plane is one row (a pointwise convolution's
-  // flattened plane).
+  // A block of C^T is stored a channel at a time: one run over the output positions each
+  // (on a one-row plane a single store_run: ConvProblem::store_c_row).
   void store_c_block(int64_t b, int64_t m0, int64_t mc, int64_t n0, int64_t nc, const C* src,
                      int64_t ldc) const {
     C* column = scratch<C, 5>(mc);
-    const Conv2dShape& s = p.s;
-    const bool one_row = s.h_out == 1;
-    const int64_t nb = b / s.groups, first = b % s.groups * p.cout_g + n0;
     for (int64_t c = 0; c < nc; ++c) {
       for (int64_t m = 0; m < mc; ++m)
         column[m] = src[m * ldc + c];
-      if (one_row)
-        store_run(p.out, Index<4>{nb, first + c, 0, m0}, mc, column, p.epi);
-      else
-        p.store_c_row(b, n0 + c, m0, mc, column);
+      p.store_c_row(b, n0 + c, m0, mc, column);
     }
   }
 };

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codegen/library_conv.h"
+#include "kernels/cuda/conv_direct.h"
 
 namespace vtc {
 
@@ -30,6 +31,15 @@ std::set<const Value*> mapped_bases(const StorageMap& storage) {
   return bases;
 }
 
+// Whether step s is a convolution on conv2d_direct (a stem), which stores a pixel's channels
+// as one vector where they lie side by side.
+bool direct_conv(const StepInfo& s) {
+  if (s.kind != StepKind::kernel || !s.kernel || s.kernel->impl != KernelImpl::vtc_template)
+    return false;
+  const std::optional<LibraryConvShape> form = library_conv_form(*s.kernel);
+  return form && kernels::conv2d_direct_fits(form->shape);
+}
+
 } // namespace
 
 void choose_channels_last(Program& p) {
@@ -50,7 +60,7 @@ void choose_channels_last(Program& p) {
       const bool writes = std::find(s.writes.begin(), s.writes.end(), b) != s.writes.end();
       const bool reads = std::find(s.reads.begin(), s.reads.end(), b) != s.reads.end();
       if (!writes && !reads) continue;
-      if (!channels_last_conv(s)) {
+      if (!channels_last_conv(s) && !(writes && direct_conv(s))) {
         held = false;
         break;
       }

@@ -37,6 +37,9 @@ struct KernelCall {
   // workspace it is given as `ws` (split-K partial sums and counters; 0: none).
   std::optional<kernels::Launch> launch;
   int64_t workspace_bytes = 0;
+  // Its `ws` is the executor's staging buffer instead (a library convolution's input, written
+  // here and read by the library call after it).
+  bool writes_staging = false;
   // A convolution the executor runs through cuDNN instead of a generated kernel (no text):
   // it writes the raw product into the step's scratch, which the step's next call reads.
   std::optional<LibraryConvCall> library_conv;

@@ -29,13 +29,17 @@ struct LibraryConvShape {
 // (KernelImpl::cudnn_conv or cublaslt_conv), and whether it runs channels-last (cuDNN: weights
 // prepared [c_out, kh, kw, c_in], the raw product NHWC, read by library_epilogue_nhwc), and
 // whether its input buffer already holds the input channels-last (StorageMap::channels_last:
-// no transpose before the call).
+// no transpose before the call), or the call before it staged the input NHWC in the executor's
+// staging buffer (`input_staged`: library_prologue_nhwc; x_buffer is then -1).
 struct LibraryConvCall {
   LibraryConvShape conv;
   int x_buffer = -1, w_buffer = -1;
   KernelImpl library = KernelImpl::cudnn_conv;
   bool channels_last = false;
   bool input_channels_last = false;
+  bool input_staged = false;
+  // The input as the library reads it: NHWC, from its buffer or from the staging buffer.
+  bool reads_nhwc() const { return input_channels_last || input_staged; }
 };
 
 // The form of kernel k, or nullopt when cuDNN cannot compute it.

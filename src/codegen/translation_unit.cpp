@@ -161,6 +161,7 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
         continue;
       }
       DeviceLaunch launch{name + "_" + std::to_string(c), *call.launch, call.workspace_bytes, {}};
+      launch.writes_staging = call.writes_staging;
       if (fresh) {
         tu.entry_texts.push_back(
             dialect.entry(launch.entry, entry_body(scope, code, &call), &call));

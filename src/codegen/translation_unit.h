@@ -25,6 +25,9 @@ struct DeviceLaunch {
   kernels::Launch launch;
   int64_t workspace_bytes = 0;
   std::optional<LibraryConvCall> library_conv;
+  // `ws` is the executor's staging buffer (KernelCall::writes_staging), which the library
+  // convolution launched next reads.
+  bool writes_staging = false;
 };
 
 struct TranslationUnit {

@@ -13,6 +13,7 @@
 #include "kernels/cuda/gemm.h"
 #include "kernels/cuda/gemm_tc.h"
 #include "kernels/cuda/library_epilogue.h"
+#include "kernels/cuda/library_prologue.h"
 #include "kernels/cuda/pool.h"
 #include "mapping/flat_plane.h"
 #include "passes/fusion.h"
@@ -210,11 +211,13 @@ std::optional<kernels::Conv2dShape> conv2d_shape(const Node& n) {
 
 namespace {
 
-// A convolution through cuDNN or cuBLASLt: the library call (its raw product into the step's
-// scratch, NHWC from cuDNN channels-last, else NCHW), then the generated epilogue storing it
-// through `out` (over `cs`'s output, whose planes may be flattened: the scratch is dense either
-// way): in the raw product's order where the output is held channels-last too
-// (library_epilogue_to_nhwc), else turned around through shared memory.
+// A convolution through cuDNN or cuBLASLt: channels-last on cuDNN with an input not held
+// channels-last, first the generated prologue staging the input NHWC (library_prologue_nhwc,
+// reading it through its accessor: physical, bound or virtual); then the library call (its raw
+// product into the step's scratch, NHWC from cuDNN channels-last, else NCHW), then the
+// generated epilogue storing it through `out` (over `cs`'s output, whose planes may be
+// flattened: the scratch is dense either way): in the raw product's order where the output is
+// held channels-last too (library_epilogue_to_nhwc), else turned around through shared memory.
 std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
                                            const kernels::Conv2dShape& cs) {
   const Kernel& k = c.kernel;
@@ -227,12 +230,27 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
   const bool input_held = c.g.channels_last(x), output_held = c.g.channels_last(k.outputs[0]);
   VTC_CHECK(channels_last || (!input_held && !output_held))
       << k.name << ": a tensor held channels-last is an operand of an NCHW convolution";
-  library.library_conv =
-      LibraryConvCall{*form,  c.g.physical_buffer(x), c.g.physical_buffer(k.anchor->inputs[1]),
-                      k.impl, channels_last,          input_held};
+  const bool staged = channels_last && !input_held;
+  library.library_conv = LibraryConvCall{*form,
+                                         staged ? -1 : c.g.physical_buffer(x),
+                                         c.g.physical_buffer(k.anchor->inputs[1]),
+                                         k.impl,
+                                         channels_last,
+                                         input_held,
+                                         staged};
   library.launch = kernels::Launch{};
   const kernels::Index<4> extent{cs.n, cs.c_out, cs.h_out, cs.w_out};
   const std::string type = cpp_storage_type(form->dtype);
+  std::vector<KernelCall> calls;
+  if (staged) {
+    KernelCall prologue{"library_prologue_nhwc",
+                        {},
+                        {plane_view(c.g, c.g.value(x)).init, "static_cast<" + type + "*>(ws)",
+                         shape_array({cs.n, cs.c_in, cs.h, cs.w})}};
+    prologue.launch = kernels::library_prologue_nhwc_launch({cs.n, cs.c_in, cs.h, cs.w});
+    prologue.writes_staging = true;
+    calls.push_back(std::move(prologue));
+  }
   const char* name = output_held     ? "library_epilogue_to_nhwc"
                      : channels_last ? "library_epilogue_nhwc"
                                      : "library_epilogue";
@@ -242,7 +260,9 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
                        shape_array({cs.n, cs.c_out, cs.h_out, cs.w_out})}};
   epilogue.launch = channels_last && !output_held ? kernels::library_epilogue_nhwc_launch(extent)
                                                   : kernels::library_epilogue_launch(extent);
-  return {library, epilogue};
+  calls.push_back(std::move(library));
+  calls.push_back(std::move(epilogue));
+  return calls;
 }
 
 std::vector<KernelCall> conv(KernelContext& c, const Node& n) {

@@ -60,8 +60,9 @@ struct LoadedLaunch {
   device::DeviceBuffer workspace;
   CUdeviceptr site = 0;
   int conv = -1;
-  int x = -1, w = -1;
-  bool reads_scratch = false;
+  int x = -1, w = -1;          // a library call's buffers; x -1: it reads the staging buffer
+  bool reads_scratch = false;  // an epilogue: its ws is the raw product
+  bool writes_staging = false; // a prologue: its ws is the staging buffer
 };
 
 // A library convolution's plan, made once per distinct shape and library of a unit.
@@ -74,8 +75,7 @@ struct ConvPlans {
     const kernels::Conv2dShape& c = s.shape;
     const bool cublaslt = call.library == KernelImpl::cublaslt_conv;
     std::string key = std::to_string(int(s.dtype)) + (cublaslt ? ",cublaslt" : ",cudnn") +
-                      (call.channels_last ? ",nhwc" : ",nchw") +
-                      (call.input_channels_last ? ",held" : "");
+                      (call.channels_last ? ",nhwc" : ",nchw") + (call.reads_nhwc() ? ",held" : "");
     for (int64_t v : {c.n, c.c_in, c.h, c.w, c.c_out, c.h_out, c.w_out, c.kh, c.kw, c.groups,
                       c.stride_h, c.stride_w, c.dil_h, c.dil_w, c.pad_top, c.pad_left})
       key += "," + std::to_string(v);
@@ -84,8 +84,8 @@ struct ConvPlans {
       if (cublaslt)
         plans.push_back(std::make_unique<device::CublasLtConv>(c, s.dtype));
       else
-        plans.push_back(std::make_unique<device::CudnnConv>(c, s.dtype, call.channels_last,
-                                                            call.input_channels_last));
+        plans.push_back(
+            std::make_unique<device::CudnnConv>(c, s.dtype, call.channels_last, call.reads_nhwc()));
     }
     return it->second;
   }
@@ -112,20 +112,29 @@ public:
     object_.seconds = code.seconds;
     steps_.resize(unit.launches.size());
     sites_.resize(unit.launches.size());
-    size_t scratch_bytes = 0, conv_workspace_bytes = 0;
+    size_t scratch_bytes = 0, conv_workspace_bytes = 0, staging_bytes = 0;
     for (size_t s = 0; s < unit.launches.size(); ++s) {
       if (s < unit.sites.size() && !unit.sites[s].empty()) {
         const std::vector<int64_t>& table = unit.sites[s];
         sites_[s] = device::DeviceBuffer(table.size() * sizeof(int64_t));
         sites_[s].upload(table.data(), table.size() * sizeof(int64_t));
       }
-      bool after_conv = false;
+      bool after_conv = false, staged = false;
       for (const DeviceLaunch& l : unit.launches[s]) {
         LoadedLaunch loaded;
         if (l.library_conv) {
-          loaded.conv = conv_plans_.plan(*l.library_conv);
-          loaded.x = l.library_conv->x_buffer;
-          loaded.w = l.library_conv->w_buffer;
+          const LibraryConvCall& call = *l.library_conv;
+          VTC_CHECK(call.input_staged == std::exchange(staged, false))
+              << "step " << s << ": a library convolution's input staged "
+              << (call.input_staged ? "by no prologue" : "but not read from the staging buffer");
+          if (call.input_staged) {
+            const kernels::Conv2dShape& c = call.conv.shape;
+            staging_bytes = std::max(staging_bytes, size_t(c.n * c.c_in * c.h * c.w) *
+                                                        dtype_size(call.conv.dtype));
+          }
+          loaded.conv = conv_plans_.plan(call);
+          loaded.x = call.x_buffer;
+          loaded.w = call.w_buffer;
           const device::ConvPlan& plan = *conv_plans_.plans[size_t(loaded.conv)];
           scratch_bytes = std::max(scratch_bytes, size_t(l.library_conv->conv.output_elements()) *
                                                       dtype_size(l.library_conv->conv.dtype));
@@ -135,6 +144,8 @@ public:
           continue;
         }
         loaded.reads_scratch = std::exchange(after_conv, false);
+        loaded.writes_staging = l.writes_staging;
+        staged = l.writes_staging;
         device::CudaModule& module = modules_.at(module_of.at(l.entry));
         loaded.function = module.function(l.entry);
         loaded.launch = l.launch;
@@ -151,12 +162,16 @@ public:
     }
     scratch_ = device::DeviceBuffer(scratch_bytes);
     conv_workspace_ = device::DeviceBuffer(conv_workspace_bytes);
+    staging_ = device::DeviceBuffer(staging_bytes);
   }
 
   std::vector<int> host_read_buffers(size_t step) const override {
     std::vector<int> ids;
     for (const LoadedLaunch& l : steps_.at(step))
-      if (l.conv >= 0) ids.insert(ids.end(), {l.x, l.w});
+      if (l.conv >= 0) {
+        if (l.x >= 0) ids.push_back(l.x);
+        ids.push_back(l.w);
+      }
     return ids;
   }
 
@@ -169,7 +184,7 @@ public:
   }
 
   int64_t workspace_bytes() const override {
-    size_t bytes = scratch_.size() + conv_workspace_.size();
+    size_t bytes = scratch_.size() + conv_workspace_.size() + staging_.size();
     for (const std::unique_ptr<device::ConvPlan>& plan : conv_plans_.plans)
       bytes += plan->prepared_bytes();
     for (const std::vector<LoadedLaunch>& step : steps_)
@@ -183,13 +198,15 @@ public:
       if (l.conv >= 0) {
         VTC_CHECK(args.host_buffers)
             << "step " << step << ": a library call without the host table";
-        conv_plans_.plans[size_t(l.conv)]->run(static_cast<CUstream>(args.stream),
-                                               args.host_buffers[l.x], args.host_buffers[l.w],
-                                               scratch_.ptr(), conv_workspace_.ptr());
+        conv_plans_.plans[size_t(l.conv)]->run(
+            static_cast<CUstream>(args.stream), l.x >= 0 ? args.host_buffers[l.x] : staging_.ptr(),
+            args.host_buffers[l.w], scratch_.ptr(), conv_workspace_.ptr());
         continue;
       }
       void* table = const_cast<void**>(args.buffers);
-      CUdeviceptr ws = l.reads_scratch ? scratch_.ptr() : l.workspace.ptr();
+      CUdeviceptr ws = l.reads_scratch    ? scratch_.ptr()
+                       : l.writes_staging ? staging_.ptr()
+                                          : l.workspace.ptr();
       void* params[] = {&table, &l.site, &ws};
       device::launch_kernel(l.function, l.launch.grid, l.launch.block, l.launch.smem_bytes,
                             static_cast<CUstream>(args.stream), params,
@@ -222,8 +239,8 @@ private:
   std::vector<device::DeviceBuffer> sites_; // per step: its site table in device memory
   ConvPlans conv_plans_;
   // Shared by every library convolution (steps run one after another on the stream): the raw
-  // product its epilogue reads, and the library's workspace.
-  device::DeviceBuffer scratch_, conv_workspace_;
+  // product its epilogue reads, the library's workspace, and the input its prologue stages.
+  device::DeviceBuffer scratch_, conv_workspace_, staging_;
 };
 
 } // namespace
@@ -236,17 +253,20 @@ FuseOptions CudaTarget::fuse_options() const {
 
 namespace {
 
-// Whether a library convolution of `k` would read a buffer the caller binds (a model input or
-// output, as its image or its weights): cuDNN takes its operands' addresses when queued, and a
-// replayed CUDA graph would keep them, while vtc's kernels read addresses from the buffer
-// table each run. Such convolutions stay on vtc's kernel in every library mode. (Launched
-// outside the graphs instead, C3k2 at batch 1 with rotated inputs took 0.217 ms against 0.139
-// on vtc's kernel inside them, and EfficientViT with rotated inputs stopped with an illegal
-// address.)
-bool reads_bound_buffer(const Kernel& k) {
-  for (const Value* v : {k.anchor->inputs[0], k.anchor->inputs[1]})
-    if (v->is_graph_input || v->is_graph_output) return true;
-  return false;
+// Whether v is a buffer the caller binds (a model input or output): cuDNN takes its operands'
+// addresses when queued, and a replayed CUDA graph would keep them, while vtc's kernels read
+// addresses from the buffer table each run. A library convolution reading one as its weights,
+// or as an input it does not stage through library_prologue_nhwc (channels-last cuDNN stages
+// every input not held NHWC), stays on vtc's kernel in every library mode. (Launched outside
+// the graphs instead, C3k2 at batch 1 with rotated inputs took 0.217 ms against 0.139 on vtc's
+// kernel inside them, and EfficientViT with rotated inputs stopped with an illegal address.)
+bool bound(const Value* v) {
+  return v->is_graph_input || v->is_graph_output;
+}
+
+// Whether cuDNN runs `s` channels-last, its input staged (or held) NHWC by generated kernels.
+bool cudnn_stages_input(const LibraryConvShape& s, const ConvLibraries& libraries) {
+  return libraries.cudnn && prefer_cudnn_conv(s) && cudnn_channels_last(s.shape);
 }
 
 } // namespace
@@ -262,7 +282,11 @@ void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const
     k.impl = KernelImpl::vtc_template;
     if (!libraries.cudnn || !generates_kernel(k)) continue;
     std::optional<LibraryConvShape> form = library_conv_form(k);
-    if (!form || reads_bound_buffer(k)) continue;
+    if (!form || bound(k.anchor->inputs[1])) continue;
+    if (bound(k.anchor->inputs[0])) {
+      if (cudnn_stages_input(*form, libraries)) k.impl = KernelImpl::cudnn_conv;
+      continue;
+    }
     if (mode == LibraryMode::always)
       k.impl = libraries.cublaslt && device::cublaslt_conv_fits(form->shape)
                    ? KernelImpl::cublaslt_conv
@@ -316,6 +340,10 @@ double CudaTarget::peak_slack() const {
 
 std::vector<const Value*> CudaTarget::physical_operands(const Kernel& k) const {
   if (!library_conv_impl(k.impl)) return {};
+  // Channels-last cuDNN reads its input through library_prologue_nhwc, which takes any mapping.
+  const std::optional<LibraryConvShape> form = library_conv_form(k);
+  if (k.impl == KernelImpl::cudnn_conv && form && cudnn_channels_last(form->shape))
+    return {k.anchor->inputs[1]};
   return {k.anchor->inputs[0], k.anchor->inputs[1]};
 }
 

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <set>
+#include <string>
 
 #include "codegen/library_conv.h"
 #include "device/cublaslt_conv.h"
@@ -12,7 +14,9 @@
 #include "frontend/onnx_import.h"
 #include "kernels/cuda/conv_direct.h"
 #include "model_builder.h"
+#include "passes/canonicalize.h"
 #include "passes/fusion.h"
+#include "runtime/lowering.h"
 #include "target/cuda_target.h"
 #include "vtc/error.h"
 
@@ -78,9 +82,11 @@ Model model() {
   ModelBuilder::set_ints(stem, "pads", {1, 1, 1, 1});
   ModelBuilder::set_ints(stem, "strides", {2, 2});
   b.output("stem_y");
-  // A 3 x 3 convolution of a model input as it is.
+  // A 3 x 3 convolution of a model input as it is (channels-last: staged by the prologue), and
+  // a pointwise one (NCHW on cuDNN: it would read the caller's buffer).
   b.input("x_bound", DType::f16, {1, 8, 8, 8});
   add_conv(b, "of_input", DType::f16, 3, {1, 1, 1, 1}, 1, 1, "x_bound");
+  add_conv(b, "pointwise_of_input", DType::f16, 1, {0, 0, 0, 0}, 1, 1, "x_bound");
   // A 3 x 3 convolution of a computed tensor with weights the caller gives.
   b.input("w_bound", DType::f16, {8, 8, 3, 3});
   b.node("Conv", {"x_f16", "w_bound"}, {"bound_weights_y"}, "bound_weights");
@@ -202,18 +208,60 @@ TEST(LibraryConvChoice, ModesAndPhysicalOperands) {
   EXPECT_EQ(kernel_of(m.kg, "grouped").impl, KernelImpl::vtc_template);
   EXPECT_EQ(kernel_of(m.kg, "float").impl, KernelImpl::vtc_template);
   EXPECT_EQ(kernel_of(m.kg, "stem").impl, KernelImpl::vtc_template);
-  EXPECT_EQ(kernel_of(m.kg, "of_input").impl, KernelImpl::vtc_template); // stays in the graphs
+  // A caller's buffer read by a library call stays out of the replayed graphs; staged by a
+  // generated prologue it does not.
+  EXPECT_EQ(kernel_of(m.kg, "of_input").impl, KernelImpl::cudnn_conv);
+  EXPECT_EQ(kernel_of(m.kg, "pointwise_of_input").impl, KernelImpl::vtc_template);
   EXPECT_EQ(kernel_of(m.kg, "bound_weights").impl, KernelImpl::vtc_template);
+  // Channels-last cuDNN reads its input through the prologue (any mapping): only the weights
+  // must be physical; NCHW cuDNN and cuBLASLt read both operands as they lie.
   const Kernel& same = kernel_of(m.kg, "same3x3");
-  EXPECT_EQ(target.physical_operands(same),
-            (std::vector<const Value*>{same.anchor->inputs[0], same.anchor->inputs[1]}));
+  EXPECT_EQ(target.physical_operands(same), (std::vector<const Value*>{same.anchor->inputs[1]}));
   EXPECT_EQ(target.physical_operands(kernel_of(m.kg, "pointwise")).size(), 2u);
   target.choose_implementations(m.kg, LibraryMode::always);
   EXPECT_EQ(kernel_of(m.kg, "large_pointwise").impl, pointwise);
   EXPECT_EQ(kernel_of(m.kg, "stem").impl, KernelImpl::cudnn_conv);
-  EXPECT_EQ(kernel_of(m.kg, "of_input").impl, KernelImpl::vtc_template); // in every mode
+  EXPECT_EQ(kernel_of(m.kg, "of_input").impl, KernelImpl::cudnn_conv);
+  EXPECT_EQ(kernel_of(m.kg, "pointwise_of_input").impl, KernelImpl::vtc_template);
   EXPECT_EQ(kernel_of(m.kg, "bound_weights").impl, KernelImpl::vtc_template);
   EXPECT_EQ(kernel_of(m.kg, "extra_bottom_pad").impl, KernelImpl::vtc_template);
+}
+
+// A stem (conv2d_direct) read only by a channels-last cuDNN convolution is held NHWC: the stem
+// stores it so and the reader takes it as it lies. A convolution whose input is a model input
+// stages it through the prologue.
+TEST(ChannelsLastLayouts, StemHeldForItsCudnnReaderAndBoundInputsStaged) {
+  if (!device::cudnn_available()) GTEST_SKIP() << device::cudnn_unavailable_reason();
+  ModelBuilder b;
+  add_computed_input(b, "x_image", DType::f16, {2, 3, 32, 32});
+  b.initializer("stem_w", Tensor(DType::f16, {16, 3, 3, 3}));
+  onnx::NodeProto& stem = b.node("Conv", {"x_image", "stem_w"}, {"stem_y"}, "stem");
+  ModelBuilder::set_ints(stem, "pads", {1, 1, 1, 1});
+  ModelBuilder::set_ints(stem, "strides", {2, 2});
+  b.initializer("next_w", Tensor(DType::f16, {16, 16, 3, 3}));
+  ModelBuilder::set_ints(b.node("Conv", {"stem_y", "next_w"}, {"next_y"}, "next"), "pads",
+                         {1, 1, 1, 1});
+  b.output("next_y");
+  b.input("x_bound", DType::f16, {2, 8, 16, 16});
+  add_conv(b, "of_input", DType::f16, 3, {1, 1, 1, 1}, 1, 1, "x_bound");
+  for (StrategyKind strategy : {StrategyKind::none, StrategyKind::greedy}) {
+    Graph g = import_onnx_bytes(b.bytes(), ".", "m.onnx");
+    canonicalize(g);
+    Options o;
+    o.target = TargetKind::cuda;
+    o.strategy = strategy;
+    Program p = lower_for_target(g, o);
+    std::set<std::string> held;
+    for (const Value* v : p.storage.channels_last)
+      held.insert(v->name);
+    EXPECT_EQ(held, std::set<std::string>{"stem_y"}) << strategy_kind_name(strategy);
+    for (const StepInfo& st : p.steps) {
+      if (!st.kernel || st.kernel->anchor->op != "Conv") continue;
+      const std::string name = st.kernel->anchor->name;
+      EXPECT_EQ(st.kernel->impl, name == "stem" ? KernelImpl::vtc_template : KernelImpl::cudnn_conv)
+          << name;
+    }
+  }
 }
 
 } // namespace

@@ -20,6 +20,7 @@
 #include "kernels/cuda/gemv.h"
 #include "kernels/cuda/gemv_tc.h"
 #include "kernels/cuda/library_epilogue.h"
+#include "kernels/cuda/library_prologue.h"
 #include "kernels/cuda/pool.h"
 #include "kernels/cuda/prefill_attention.h"
 #include "kernels/cuda/reduce.h"
@@ -308,6 +309,7 @@ std::string translation_unit(const std::vector<Case>& cases) {
         "#include \"kernels/cuda/gemv.h\"\n"
         "#include \"kernels/cuda/gemv_tc.h\"\n"
         "#include \"kernels/cuda/library_epilogue.h\"\n"
+        "#include \"kernels/cuda/library_prologue.h\"\n"
         "#include \"kernels/cuda/norm.h\"\n"
         "#include \"kernels/cuda/pool.h\"\n"
         "#include \"kernels/cuda/prefill_attention.h\"\n"
@@ -821,16 +823,16 @@ Case depthwise_case(DType t, Layout in, int64_t n, int64_t ch, int64_t h, int64_
 }
 
 Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w, int64_t c_out,
-               int64_t kk, int64_t stride, int64_t pad, bool direct) {
+               int64_t kk, int64_t stride, int64_t pad, bool direct, Layout out) {
   Case c;
   const bool tc = t != DType::f32;
   c.family = direct ? "conv2d_direct" : tc ? "conv2d_tc" : "conv2d_f32";
-  c.name = c.family + suffix(t, in, Layout::dense);
+  c.name = c.family + suffix(t, in, out);
   const int64_t ho = (h + 2 * pad - kk) / stride + 1, wo = (w + 2 * pad - kk) / stride + 1;
   c.group = c.family + "_" + dtype_name(t) + shape_key({n, c_in, h, w, c_out, kk, stride, pad});
   const k::Conv2dShape s{n, c_in, h, w, c_out, ho, wo, kk, kk, 1, stride, stride, 1, 1, pad, pad};
   const int64_t K = c_in * kk * kk;
-  c.ops = {make_operand(t, {n, c_out, ho, wo}), make_operand(t, {n, c_in, h, w}, in),
+  c.ops = {make_operand(t, {n, c_out, ho, wo}, out), make_operand(t, {n, c_in, h, w}, in),
            make_operand(t, {c_out, K})};
   if (direct) {
     c.call = "conv2d_direct<" + lits(c_in, kk, kk) + ">(@0, @1, @2, " + conv_shape_lit(s) + ");";
@@ -904,6 +906,24 @@ Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t ch, int64_t h
     if (!channels_last) return double(x[0][size_t(f)]);
     const int64_t b = f / (ch * h * w), cc = f / (h * w) % ch, y = f / w % h, xo = f % w;
     return double(x[0][size_t(((b * h + y) * w + xo) * ch + cc)]);
+  };
+  return c;
+}
+
+Case library_prologue_case(DType t, Layout in, int64_t n, int64_t ch, int64_t h, int64_t w) {
+  Case c;
+  c.family = "library_prologue_nhwc";
+  c.name = c.family + suffix(t, in, Layout::dense);
+  c.group = c.family + "_" + dtype_name(t) + shape_key({n, ch, h, w});
+  c.ops = {make_operand(t, {n, h, w, ch}, Layout::dense), make_operand(t, {n, ch, h, w}, in)};
+  const std::string extent = "Index<4>{" + lits(n, ch, h, w) + "}";
+  c.call = c.family + "(@1, @0.ptr(Index<4>{}), " + extent + ");";
+  c.launch = k::library_prologue_nhwc_launch(k::Index<4>{n, ch, h, w});
+  c.bytes = 2.0 * double(n * ch * h * w) * double(dtype_bytes(t));
+  c.tol = 0;
+  c.ref = [=](const Inputs& x, int64_t f) {
+    const int64_t b = f / (h * w * ch), y = f / (w * ch) % h, xo = f / ch % w, cc = f % ch;
+    return double(x[0][size_t(((b * ch + cc) * h + y) * w + xo)]);
   };
   return c;
 }
@@ -1073,6 +1093,27 @@ std::vector<CaseFamily> representative_cases() {
     for (int64_t ch : {3, 20, 64}) {
       window.push_back(library_epilogue_case(t, Layout::channels_last, 2, ch, 5, 7, true, true));
       window.back().name += "_c" + std::to_string(ch);
+    }
+    if (t != DType::f32) {
+      // Inputs staged NHWC through every kind of accessor: 16 channels over 37 pixels (a
+      // partial tile of pixels), 72 over 64 (a partial second tile of channels), 20 (a partial
+      // vector of 8).
+      for (Layout in : {Layout::dense, Layout::transposed, Layout::concat, Layout::concat_last,
+                        Layout::channels_last, Layout::computed}) {
+        window.push_back(library_prologue_case(t, in, 2, 16, 1, 37));
+        window.back().name += "_c16";
+        window.push_back(library_prologue_case(t, in, 1, 72, 8, 8));
+        window.back().name += "_c72";
+        window.push_back(library_prologue_case(t, in, 2, 20, 3, 5));
+        window.back().name += "_c20";
+      }
+      // A stem stored channels-last (8 channels of a pixel as one vector; 20 channels: a
+      // partial group stored one by one), into a Concat's pieces, and dense.
+      for (Layout out : {Layout::channels_last, Layout::concat, Layout::dense})
+        for (int64_t c_out : {16, 20}) {
+          conv.push_back(conv_case(t, Layout::dense, 2, 3, 17, 19, c_out, 3, 2, 1, true, out));
+          conv.back().name += "_o" + std::to_string(c_out);
+        }
     }
     attention.push_back(attention_case(t, Layout::dense, 1, 8, 4096, 64, 8, 4096, 30.0f));
     attention.push_back(

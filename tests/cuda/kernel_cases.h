@@ -116,14 +116,19 @@ Case pool_case(DType t, Layout in, bool max, int64_t n, int64_t c, int64_t h, in
                int64_t stride, int64_t pad);
 Case depthwise_case(DType t, Layout in, int64_t n, int64_t c, int64_t h, int64_t w, int64_t k,
                     int64_t stride, int64_t pad);
-// The implicit GEMM (conv2d_tc / conv2d_f32), or with `direct` conv2d_direct (few taps).
+// The implicit GEMM (conv2d_tc / conv2d_f32), or with `direct` conv2d_direct (few taps), its
+// output stored through `out`.
 Case conv_case(DType t, Layout in, int64_t n, int64_t c_in, int64_t h, int64_t w, int64_t c_out,
-               int64_t k, int64_t stride, int64_t pad, bool direct = false);
+               int64_t k, int64_t stride, int64_t pad, bool direct = false,
+               Layout out = Layout::dense);
 // library_epilogue (kernels/cuda/library_epilogue.h): a dense raw product stored through `out`,
 // [n, c, h, w], or [n, h, w, c] read by library_epilogue_nhwc when `channels_last` (by
 // library_epilogue_to_nhwc, in its own order, when `to_nhwc` too).
 Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t c, int64_t h, int64_t w,
                            bool channels_last, bool to_nhwc = false);
+// library_prologue_nhwc (kernels/cuda/library_prologue.h): [n, c, h, w] read through `in`,
+// staged dense [n, h, w, c].
+Case library_prologue_case(DType t, Layout in, int64_t n, int64_t c, int64_t h, int64_t w);
 Case upsample_case(DType t, Layout in, Layout out, int64_t n, int64_t c, int64_t h, int64_t w,
                    int64_t factor);
 

@@ -1,6 +1,7 @@
 // Three 3 x 3 convolutions in a row as an ONNX model, for tests of the tensors the cuda target
-// holds channels-last: x [2, 8, 10, 12] -> Conv (vtc's kernel: it reads the caller's input) ->
-// c0 -> Conv (bias) -> Relu = a -> Conv -> y, f16, weights small multiples of a step; with
+// holds channels-last: x [2, 8, 10, 12] -> Conv (cuDNN, the caller's input staged by its
+// prologue) -> c0 -> Conv (bias) -> Relu = a -> Conv -> y, f16, weights small multiples of a
+// step; with
 // `second_reader`, also Abs(a) -> z, so that a kernel other than a convolution reads a.
 #pragma once
 

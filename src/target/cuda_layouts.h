@@ -16,8 +16,8 @@ namespace vtc {
 
 // Marks in p.storage.channels_last every physical intermediate 4-D tensor that is written by
 // exactly one step, a cuDNN channels-last convolution's epilogue or a conv2d_direct kernel, and
-// read only as the input of cuDNN channels-last convolutions, no mapping reading it. $VTC_CUDA_HOLD_CHANNELS_LAST "0"
-// holds none (to compare).
+// read only as the input of cuDNN channels-last convolutions, no mapping reading it.
+// $VTC_CUDA_HOLD_CHANNELS_LAST "0" holds none (to compare).
 void choose_channels_last(Program& p);
 
 } // namespace vtc

@@ -9,7 +9,7 @@
 //   compute channels-last: handing it an NCHW output made it transpose the result in a kernel
 //   of its own). A block turns a tile of 64 pixels by 64 channels around through shared memory:
 //   16-byte loads along the channels, then 8 adjacent pixels of a channel stored as one vector.
-//   Launch: library_epilogue_nhwc_launch.
+//   Launch: channel_tiles_launch (channel_tiles.h).
 // - library_epilogue_to_nhwc: the raw product dense [n, h, w, c] as above, into an output held
 //   channels-last too (the program's choice where only channels-last convolutions read it): each
 //   thread takes 8 channels of one pixel (one 16-byte load) and stores them through the output
@@ -17,6 +17,7 @@
 //   Launch: library_epilogue_launch.
 #pragma once
 
+#include "channel_tiles.h"
 #include "common.h"
 
 namespace vtc::kernels {
@@ -26,16 +27,6 @@ VTC_HD constexpr Launch library_epilogue_launch(const Index<4>& extent) {
   const int64_t n = extent[0] * extent[1] * extent[2] * extent[3];
   const int64_t blocks = clamp64(cdiv(n, 256 * 8), 1, kMaxGridStrideBlocks);
   return Launch{{unsigned(blocks), 1, 1}, {256, 1, 1}, 0};
-}
-
-// The channels-last epilogue's tile: kEpiloguePixels pixels by kEpilogueChannels channels.
-inline constexpr int64_t kEpiloguePixels = 64, kEpilogueChannels = 64;
-
-// 256 threads, one tile a block, up to the grid-stride cap.
-VTC_HD constexpr Launch library_epilogue_nhwc_launch(const Index<4>& extent) {
-  const int64_t tiles =
-      extent[0] * cdiv(extent[2] * extent[3], kEpiloguePixels) * cdiv(extent[1], kEpilogueChannels);
-  return Launch{{unsigned(clamp64(tiles, 1, kMaxGridStrideBlocks)), 1, 1}, {256, 1, 1}, 0};
 }
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -81,16 +72,13 @@ __device__ void library_epilogue_nhwc(Out out, const T* raw, Index<4> extent) {
   static_assert(Out::rank == 4, "library_epilogue_nhwc: a 4-D output");
   using namespace cuda;
   constexpr int V = 8;
-  constexpr int64_t TP = kEpiloguePixels, TC = kEpilogueChannels;
+  constexpr int64_t TP = kTilePixels, TC = kTileChannels;
   __shared__ float tile[TC][TP + 1];
   const int64_t channels = extent[1], width = extent[3], pixels = extent[2] * extent[3];
-  const int64_t pixel_tiles = cdiv(pixels, TP), channel_tiles = cdiv(channels, TC);
-  const int64_t tiles = extent[0] * pixel_tiles * channel_tiles;
+  const ChannelTiles tiles(extent);
   const int tid = int(threadIdx.x);
-  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const int64_t n = t / (pixel_tiles * channel_tiles);
-    const int64_t r = t % (pixel_tiles * channel_tiles);
-    const int64_t p0 = r / channel_tiles * TP, c0 = r % channel_tiles * TC;
+  for (int64_t t = blockIdx.x; t < tiles.count(); t += gridDim.x) {
+    const int64_t n = tiles.image(t), p0 = tiles.first_pixel(t), c0 = tiles.first_channel(t);
     // Load: group g is 8 channels of one pixel (16 bytes of a row of raw).
     for (int g = tid; g < int(TP * TC / V); g += int(blockDim.x)) {
       const int pl = g / int(TC / V), cl = g % int(TC / V) * V;

@@ -7,22 +7,13 @@
 // A block turns a tile of 64 pixels by 64 channels around through shared memory: a warp loads
 // 32 adjacent pixels of a channel, then each thread stores 8 channels of one pixel as one
 // 16-byte vector. Values are moved as bits: the staged input is the input exactly.
-// Launch: library_prologue_nhwc_launch.
+// Launch: channel_tiles_launch (channel_tiles.h).
 #pragma once
 
+#include "channel_tiles.h"
 #include "common.h"
 
 namespace vtc::kernels {
-
-// The prologue's tile: kProloguePixels pixels by kPrologueChannels channels.
-inline constexpr int64_t kProloguePixels = 64, kPrologueChannels = 64;
-
-// 256 threads, one tile a block, up to the grid-stride cap.
-VTC_HD constexpr Launch library_prologue_nhwc_launch(const Index<4>& extent) {
-  const int64_t tiles =
-      extent[0] * cdiv(extent[2] * extent[3], kProloguePixels) * cdiv(extent[1], kPrologueChannels);
-  return Launch{{unsigned(clamp64(tiles, 1, kMaxGridStrideBlocks)), 1, 1}, {256, 1, 1}, 0};
-}
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
@@ -34,16 +25,13 @@ __device__ void library_prologue_nhwc(In in, T* staged, Index<4> extent) {
   static_assert(sizeof(T) == 2, "library_prologue_nhwc: 16-bit elements");
   using namespace cuda;
   constexpr int V = 8;
-  constexpr int TP = int(kProloguePixels), TC = int(kPrologueChannels);
+  constexpr int TP = int(kTilePixels), TC = int(kTileChannels);
   __shared__ unsigned short tile[TC][TP + 2];
   const int64_t channels = extent[1], width = extent[3], pixels = extent[2] * extent[3];
-  const int64_t pixel_tiles = cdiv(pixels, TP), channel_tiles = cdiv(channels, TC);
-  const int64_t tiles = extent[0] * pixel_tiles * channel_tiles;
+  const ChannelTiles tiles(extent);
   const int tid = int(threadIdx.x);
-  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const int64_t n = t / (pixel_tiles * channel_tiles);
-    const int64_t r = t % (pixel_tiles * channel_tiles);
-    const int64_t p0 = r / channel_tiles * TP, c0 = r % channel_tiles * TC;
+  for (int64_t t = blockIdx.x; t < tiles.count(); t += gridDim.x) {
+    const int64_t n = tiles.image(t), p0 = tiles.first_pixel(t), c0 = tiles.first_channel(t);
     // Load: element e is pixel e % TP of channel e / TP (a warp: 32 adjacent pixels).
     for (int e = tid; e < TP * TC; e += int(blockDim.x)) {
       const int pl = e % TP, cl = e / TP;

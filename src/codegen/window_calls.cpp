@@ -247,7 +247,7 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
                         {},
                         {plane_view(c.g, c.g.value(x)).init, "static_cast<" + type + "*>(ws)",
                          shape_array({cs.n, cs.c_in, cs.h, cs.w})}};
-    prologue.launch = kernels::library_prologue_nhwc_launch({cs.n, cs.c_in, cs.h, cs.w});
+    prologue.launch = kernels::channel_tiles_launch({cs.n, cs.c_in, cs.h, cs.w});
     prologue.writes_staging = true;
     calls.push_back(std::move(prologue));
   }
@@ -258,7 +258,7 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
                       {},
                       {out.init, "static_cast<const " + type + "*>(ws)",
                        shape_array({cs.n, cs.c_out, cs.h_out, cs.w_out})}};
-  epilogue.launch = channels_last && !output_held ? kernels::library_epilogue_nhwc_launch(extent)
+  epilogue.launch = channels_last && !output_held ? kernels::channel_tiles_launch(extent)
                                                   : kernels::library_epilogue_launch(extent);
   calls.push_back(std::move(library));
   calls.push_back(std::move(epilogue));

@@ -898,7 +898,7 @@ Case library_epilogue_case(DType t, Layout out, int64_t n, int64_t ch, int64_t h
   c.ops = {make_operand(t, {n, ch, h, w}, out), make_operand(t, raw, Layout::dense)};
   const std::string extent = "Index<4>{" + lits(n, ch, h, w) + "}";
   c.call = c.family + "(@0, @1.ptr(Index<4>{}), " + extent + ");";
-  c.launch = channels_last && !to_nhwc ? k::library_epilogue_nhwc_launch(k::Index<4>{n, ch, h, w})
+  c.launch = channels_last && !to_nhwc ? k::channel_tiles_launch(k::Index<4>{n, ch, h, w})
                                        : k::library_epilogue_launch(k::Index<4>{n, ch, h, w});
   c.bytes = 2.0 * double(n * ch * h * w) * double(dtype_bytes(t));
   c.tol = 0;
@@ -918,7 +918,7 @@ Case library_prologue_case(DType t, Layout in, int64_t n, int64_t ch, int64_t h,
   c.ops = {make_operand(t, {n, h, w, ch}, Layout::dense), make_operand(t, {n, ch, h, w}, in)};
   const std::string extent = "Index<4>{" + lits(n, ch, h, w) + "}";
   c.call = c.family + "(@1, @0.ptr(Index<4>{}), " + extent + ");";
-  c.launch = k::library_prologue_nhwc_launch(k::Index<4>{n, ch, h, w});
+  c.launch = k::channel_tiles_launch(k::Index<4>{n, ch, h, w});
   c.bytes = 2.0 * double(n * ch * h * w) * double(dtype_bytes(t));
   c.tol = 0;
   c.ref = [=](const Inputs& x, int64_t f) {

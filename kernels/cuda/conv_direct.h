@@ -20,7 +20,6 @@
 
 #include "../common/window_shapes.h"
 #include "common.h"
-#include "library_epilogue.h"
 
 namespace vtc::kernels {
 

@@ -123,52 +123,6 @@ __device__ void library_epilogue_nhwc(Out out, const T* raw, Index<4> extent) {
   }
 }
 
-// Whether channels i[1] .. i[1] + N - 1 of `a` at pixel i lie side by side from an address
-// aligned for one vector of N elements.
-template <int N, class A>
-__device__ VTC_INLINE bool adjacent_channels(const A& a, const Index<4>& i) {
-  using T = typename A::value_type;
-  const T* p = a.ptr(i);
-  if (!cuda::aligned_to(p, cuda::vec_align<T, N>)) return false;
-  bool adjacent = true;
-#pragma unroll
-  for (int u = 1; u < N; ++u) {
-    Index<4> k = i;
-    k[1] += u;
-    adjacent &= a.ptr(k) == p + u;
-  }
-  return adjacent;
-}
-
-// Stores v[u] at channel i[1] + u of pixel i, u = 0 .. N - 1, through `out` as one vector store
-// where out (or the target of its epilogue) has addresses and adjacent_channels holds there:
-// the values out's store would write, element by element, so the same bits. False, storing
-// nothing, otherwise.
-template <int N, class Out>
-__device__ VTC_INLINE bool store_channels(const Out& out, const Index<4>& i, const float (&v)[N]) {
-  using namespace cuda;
-  if constexpr (epilogue_of<Out>) {
-    using O = portable::remove_cvref_t<decltype(out.target())>;
-    if constexpr (O::has_ptr && word_packed<typename O::value_type> &&
-                  (N * sizeof(typename O::value_type)) % 4 == 0) {
-      const O o = out.target();
-      if (!adjacent_channels<N>(o, i)) return false;
-      store_vector<typename O::value_type, N>(o.ptr(i), [&](int u) {
-        Index<4> k = i;
-        k[1] += u;
-        return out.value(k, v[u]);
-      });
-      return true;
-    }
-  } else if constexpr (Out::has_ptr && word_packed<typename Out::value_type> &&
-                       (N * sizeof(typename Out::value_type)) % 4 == 0) {
-    if (!adjacent_channels<N>(out, i)) return false;
-    store_vector<typename Out::value_type, N>(out.ptr(i), [&](int u) { return v[u]; });
-    return true;
-  }
-  return false;
-}
-
 // out[n, c, h, w] = raw[n, h, w, c] for every index of [n, c, h, w] = `extent`, in raw's order,
 // through out's store (the epilogue); each value stored once, as by the other two.
 template <class Out, class T>

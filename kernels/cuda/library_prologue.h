@@ -4,16 +4,27 @@
 // into the staging buffer the library then reads. It replaces the library's own transpose
 // (cudnnTransformTensor of a dense NCHW buffer), which needs a physical input whose address is
 // fixed when the call is queued; this kernel reads addresses from the buffer table every run.
-// A block turns a tile of 64 pixels by 64 channels around through shared memory: a warp loads
-// 32 adjacent pixels of a channel, then each thread stores 8 channels of one pixel as one
-// 16-byte vector. Values are moved as bits: the staged input is the input exactly.
-// Launch: channel_tiles_launch (channel_tiles.h).
+// A block turns a tile of pixels by channels around through shared memory (channel_tiles.h,
+// the tile fitted to the channel count): each thread loads 8 adjacent pixels of a row of one
+// channel (one 16-byte load where the accessor allows it, one division for the 8), then stores
+// 8 channels of one pixel as one 16-byte vector. Values are moved as bits: the staged input is
+// the input exactly. Launch: library_prologue_launch.
 #pragma once
 
 #include "channel_tiles.h"
 #include "common.h"
 
 namespace vtc::kernels {
+
+// The prologue's tiles: as many channels as the input has, up to 64 (channel_tiles.h).
+VTC_HD constexpr ChannelTiles library_prologue_tiles(const Index<4>& extent) {
+  return ChannelTiles(extent, fitted_tile_channels(extent[1]));
+}
+
+// 256 threads, one tile a block, up to the grid-stride cap.
+VTC_HD constexpr Launch library_prologue_launch(const Index<4>& extent) {
+  return channel_tiles_launch(library_prologue_tiles(extent));
+}
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
@@ -24,31 +35,52 @@ __device__ void library_prologue_nhwc(In in, T* staged, Index<4> extent) {
   static_assert(In::rank == 4, "library_prologue_nhwc: a 4-D input");
   static_assert(sizeof(T) == 2, "library_prologue_nhwc: 16-bit elements");
   using namespace cuda;
-  constexpr int V = 8;
-  constexpr int TP = int(kTilePixels), TC = int(kTileChannels);
-  __shared__ unsigned short tile[TC][TP + 2];
+  using Value = portable::remove_cvref_t<decltype(in.load(Index<4>{}))>;
+  constexpr bool as_bits = same_type<Value, T>; // else converted through float, as stored
+  constexpr int V = 8, Pad = 8;                 // a padded row keeps each row 16-byte aligned
+  __shared__ __align__(16) unsigned short tile[kTileElements + Pad * kTileChannels];
   const int64_t channels = extent[1], width = extent[3], pixels = extent[2] * extent[3];
-  const ChannelTiles tiles(extent);
-  const int tid = int(threadIdx.x);
+  const ChannelTiles tiles = library_prologue_tiles(extent);
+  const int TC = int(tiles.tile_channels), TP = int(tiles.tile_pixels), row = TP + Pad;
+  const int groups = TP * TC / V, tid = int(threadIdx.x);
   for (int64_t t = blockIdx.x; t < tiles.count(); t += gridDim.x) {
     const int64_t n = tiles.image(t), p0 = tiles.first_pixel(t), c0 = tiles.first_channel(t);
-    // Load: element e is pixel e % TP of channel e / TP (a warp: 32 adjacent pixels).
-    for (int e = tid; e < TP * TC; e += int(blockDim.x)) {
-      const int pl = e % TP, cl = e / TP;
-      const int64_t p = p0 + pl, c = c0 + cl;
-      unsigned short bits = 0;
-      if (p < pixels && c < channels) {
-        const auto v = in.load(Index<4>{n, c, p / width, p % width});
-        if constexpr (same_type<portable::remove_cvref_t<decltype(v)>, T>)
-          bits = static_cast<unsigned short>(element_bits(v)); // as stored: the same bits
-        else
-          bits = static_cast<unsigned short>(element_bits(from_compute<T>(float(v))));
+    // Load: group g is 8 adjacent pixels of one channel (a warp: 256 adjacent pixels, or 4
+    // channels' 64), zeros past the tensor.
+    for (int g = tid; g < groups; g += int(blockDim.x)) {
+      const int cl = g / (TP / V), pl = g % (TP / V) * V;
+      const int64_t c = c0 + cl, p = p0 + pl;
+      unsigned words[V / 2] = {};
+      if (c < channels && p < pixels) {
+        int64_t h = p / width, w = p % width;
+        bool loaded = false;
+        if constexpr (as_bits && vector_capable<In, V>) {
+          const Index<4> i{n, c, h, w};
+          if (w % V == 0 && w + V <= width && vector_at<V>(in, i)) {
+            load_words(in.ptr(i), words);
+            loaded = true;
+          }
+        }
+        for (int u = 0; u < V && !loaded && p + u < pixels; ++u) {
+          const auto v = in.load(Index<4>{n, c, h, w});
+          unsigned bits;
+          if constexpr (as_bits)
+            bits = element_bits(v) & 0xffffu;
+          else
+            bits = element_bits(from_compute<T>(float(v))) & 0xffffu;
+          words[u / 2] |= bits << (16 * (u % 2));
+          if (++w == width) {
+            w = 0;
+            ++h;
+          }
+        }
       }
-      tile[cl][pl] = bits;
+      *reinterpret_cast<uint4*>(tile + cl * row + pl) = // shared memory, 16-byte aligned
+          make_uint4(words[0], words[1], words[2], words[3]);
     }
     __syncthreads();
     // Store: group g is 8 adjacent channels of one pixel, one 16-byte vector where whole.
-    for (int g = tid; g < TP * TC / V; g += int(blockDim.x)) {
+    for (int g = tid; g < groups; g += int(blockDim.x)) {
       const int pl = g % TP, cl = g / TP * V;
       const int64_t p = p0 + pl, c = c0 + cl;
       if (p >= pixels || c >= channels) continue;
@@ -57,11 +89,12 @@ __device__ void library_prologue_nhwc(In in, T* staged, Index<4> extent) {
         unsigned w[V / 2];
 #pragma unroll
         for (int k = 0; k < V / 2; ++k)
-          w[k] = unsigned(tile[cl + 2 * k][pl]) | (unsigned(tile[cl + 2 * k + 1][pl]) << 16);
+          w[k] = unsigned(tile[(cl + 2 * k) * row + pl]) |
+                 (unsigned(tile[(cl + 2 * k + 1) * row + pl]) << 16);
         store_words(dst, w);
       } else {
         for (int u = 0; u < V && c + u < channels; ++u)
-          dst[u] = element_of_bits<T>(tile[cl + u][pl]);
+          dst[u] = element_of_bits<T>(tile[(cl + u) * row + pl]);
       }
     }
     __syncthreads();

@@ -918,7 +918,7 @@ Case library_prologue_case(DType t, Layout in, int64_t n, int64_t ch, int64_t h,
   c.ops = {make_operand(t, {n, h, w, ch}, Layout::dense), make_operand(t, {n, ch, h, w}, in)};
   const std::string extent = "Index<4>{" + lits(n, ch, h, w) + "}";
   c.call = c.family + "(@1, @0.ptr(Index<4>{}), " + extent + ");";
-  c.launch = k::channel_tiles_launch(k::Index<4>{n, ch, h, w});
+  c.launch = k::library_prologue_launch(k::Index<4>{n, ch, h, w});
   c.bytes = 2.0 * double(n * ch * h * w) * double(dtype_bytes(t));
   c.tol = 0;
   c.ref = [=](const Inputs& x, int64_t f) {
@@ -1224,6 +1224,13 @@ std::vector<Case> timed_cases() {
       gemv_tc_case(bf, d, d, 1, 1, 4096, 4096),
       gemv_tc_case(bf, d, d, 1, 1, 14336, 3584),
       gemv_tc_case(bf, d, d, 1, 1, 3584, 14336),
+      // timed72-73: YOLO11n's staged cuDNN inputs at batch 16: the 64 channels at 160 x 160 of
+      // l3's input (one tile of 64 channels), the 16 of a C3k2 block's Split piece (tiles of 16
+      // channels by 256 pixels, read through two pieces); timed74: the NHWC epilogue of l3's
+      // output, 64 channels at 80 x 80.
+      library_prologue_case(h, d, 16, 64, 160, 160),
+      library_prologue_case(h, Layout::concat, 16, 16, 160, 160),
+      library_epilogue_case(h, d, 16, 64, 80, 80, true, false),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

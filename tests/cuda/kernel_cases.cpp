@@ -1106,6 +1106,10 @@ std::vector<CaseFamily> representative_cases() {
         window.back().name += "_c72";
         window.push_back(library_prologue_case(t, in, 2, 20, 3, 5));
         window.back().name += "_c20";
+        // 8 channels: tiles of 512 pixels, the second partial; rows of 300 (a group of 8
+        // pixels crossing a row is loaded one by one).
+        window.push_back(library_prologue_case(t, in, 1, 8, 2, 300));
+        window.back().name += "_c8";
       }
       // A stem stored channels-last (8 channels of a pixel as one vector; 20 channels: a
       // partial group stored one by one), into a Concat's pieces, and dense.

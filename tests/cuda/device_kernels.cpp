@@ -6,7 +6,10 @@
 // bitwise-equal outputs. Large cases on dense operands are then timed with CUDA events (median
 // of --repeat launches) and reported in GB/s and TFLOP/s, checked on a sample of outputs.
 //
-//   cuda_device_kernels [--filter SUBSTRING] [--repeat N] [--no-time] [--arch sm_90a]
+//   cuda_device_kernels [--filter REGEX] [--repeat N] [--no-time] [--arch sm_90a]
+//
+// --filter keeps the cases whose name the regular expression matches somewhere (a name's part
+// is one: `library_prologue|conv2d_direct`); a filter that keeps no case is a failure.
 //
 // libcuda is opened at run time, so that without a driver or a device the program says so in
 // one line and exits with status 1. The last line is "N passed, M failed".
@@ -19,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -358,7 +362,11 @@ int run(const Options& opt) {
     }
 
   int passed = 0, failed = 0;
-  if (opt.filter.empty() || std::string("conversions").find(opt.filter) != std::string::npos) {
+  const std::regex filter(opt.filter);
+  const auto kept = [&](const std::string& name) {
+    return opt.filter.empty() || std::regex_search(name, filter);
+  };
+  if (kept("conversions")) {
     const std::string why = check_conversions();
     std::printf("conversions (16-bit, device against host, bit for bit) %s%s\n",
                 why.empty() ? "PASS" : "FAIL: ", why.c_str());
@@ -369,7 +377,7 @@ int run(const Options& opt) {
   for (const CaseFamily& fam : families) {
     std::vector<Case> cases;
     for (const Case& c : fam.cases)
-      if (opt.filter.empty() || c.name.find(opt.filter) != std::string::npos) cases.push_back(c);
+      if (kept(c.name)) cases.push_back(c);
     if (cases.empty()) continue;
     NvrtcOptions no = default_nvrtc_options();
     no.arch = opt.arch;
@@ -426,6 +434,11 @@ int run(const Options& opt) {
     }
     drv.cuModuleUnload_(mod);
   }
+  if (passed + failed == 0) {
+    std::printf("FAIL: no case's name matches --filter '%s'\n0 passed, 0 failed\n",
+                opt.filter.c_str());
+    return 1;
+  }
   std::printf("%s\n%d passed, %d failed\n", failed ? "FAIL" : "PASS", passed, failed);
   return failed ? 1 : 0;
 }
@@ -446,10 +459,17 @@ int main(int argc, char** argv) {
     else if (a == "--no-time")
       opt.time = false;
     else {
-      std::printf("usage: cuda_device_kernels [--filter SUBSTRING] [--repeat N] [--no-time] "
+      std::printf("usage: cuda_device_kernels [--filter REGEX] [--repeat N] [--no-time] "
                   "[--arch sm_90a]\n");
       return 2;
     }
+  }
+  try {
+    (void)std::regex(opt.filter);
+  } catch (const std::regex_error& e) {
+    std::printf("cuda_device_kernels: --filter '%s' is not a regular expression: %s\n",
+                opt.filter.c_str(), e.what());
+    return 2;
   }
   try {
     return vtc::cuda_test::run(opt);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -59,6 +60,39 @@ std::string read_file(const fs::path& path) {
 bool is_file(const fs::path& path) {
   std::error_code ec;
   return fs::is_regular_file(path, ec);
+}
+
+// A kernel header as read once in this process: its text and the SHA-256 of it, read again
+// only when the file's size or modification time changes. Every unit's cache key scans and
+// hashes the same headers; reading and hashing them for each of a model's kernels was most
+// of loading a cached model (SqueezeNet: about 0.5 G of 0.85 G instructions).
+struct HeaderFile {
+  uintmax_t size = 0;
+  fs::file_time_type written;
+  std::string text, digest;
+};
+
+std::shared_ptr<const HeaderFile> header_file(const fs::path& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const HeaderFile>> files;
+  std::error_code size_error, time_error;
+  const uintmax_t size = fs::file_size(path, size_error);
+  const fs::file_time_type written = fs::last_write_time(path, time_error);
+  const bool stamped = !size_error && !time_error;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = files.find(path.string());
+    if (stamped && it != files.end() && it->second->size == size && it->second->written == written)
+      return it->second;
+  }
+  auto file = std::make_shared<HeaderFile>();
+  file->size = size;
+  file->written = written;
+  file->text = read_file(path);
+  file->digest = sha256_hex(file->text);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (stamped) files[path.string()] = file;
+  return file;
 }
 
 } // namespace
@@ -137,7 +171,7 @@ std::vector<std::string> included_headers(const std::string& source,
       resolved = fs::weakly_canonical(resolved);
       if (!seen.insert(resolved.string()).second) continue;
       found.push_back(resolved.string());
-      children.emplace_back(read_file(resolved), resolved.parent_path());
+      children.emplace_back(header_file(resolved)->text, resolved.parent_path());
     }
     // Visit children in source order (the stack pops the last pushed first).
     for (auto it = children.rbegin(); it != children.rend(); ++it)
@@ -151,15 +185,16 @@ void hash_included_headers(Sha256& hash, const std::string& source,
   std::vector<std::string> headers = included_headers(source, include_dirs);
   hash_part(hash, std::to_string(headers.size()));
   for (const std::string& header : headers) {
-    // The content, not the path: the same kernels in another checkout share the entry.
+    // The content (its digest), not the path: the same kernels in another checkout share the
+    // entry.
     hash_part(hash, fs::path(header).filename().string());
-    hash_part(hash, read_file(header));
+    hash_part(hash, header_file(header)->digest);
   }
 }
 
 std::string cache_key(const std::string& source, const CompileOptions& options) {
   Sha256 hash;
-  hash_part(hash, "vtc-jit-host-cpp-v1");
+  hash_part(hash, "vtc-jit-host-cpp-v2");
   hash_part(hash, compiler_identity(options.compiler));
   const std::vector<std::string> flags = effective_flags(options);
   hash_part(hash, std::to_string(flags.size()));

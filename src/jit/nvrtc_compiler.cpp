@@ -190,7 +190,7 @@ std::vector<std::string> default_nvrtc_flags() {
 
 std::string nvrtc_cache_key(const std::string& source, GpuCode code, const NvrtcOptions& options) {
   Sha256 hash;
-  hash_part(hash, "vtc-jit-nvrtc-v1");
+  hash_part(hash, "vtc-jit-nvrtc-v2");
   hash_part(hash, nvrtc_version());
   hash_part(hash, std::to_string(options.driver_version));
   hash_part(hash, code_name(code));

@@ -3,6 +3,7 @@
 // identity; the environment-derived defaults.
 #include "jit/cache_key.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 
@@ -83,6 +84,21 @@ TEST_F(CacheKey, ChangesWithSourceFlagsAndEveryIncludedHeader) {
   EXPECT_NE(after_c, key);
   testing::write_file(dir_ / "k/sub/b.h", "#pragma once\n#include \"../c.h\"\nint b(int);\n");
   EXPECT_NE(cache_key(kSource, o), after_c);
+}
+
+// Headers are read once a process and again when their size or time of writing changes: an
+// edit that keeps the size (stamped a second later, as a later save would be) changes the key.
+TEST_F(CacheKey, SameSizeEditOfAHeaderChangesTheKey) {
+  write_kernels(dir_ / "k");
+  CompileOptions o = options();
+  o.include_dirs = {(dir_ / "k").string()};
+  const std::string key = cache_key(kSource, o);
+  EXPECT_EQ(cache_key(kSource, o), key);
+  const std::filesystem::path c = dir_ / "k/c.h";
+  const auto written = std::filesystem::last_write_time(c);
+  testing::write_file(c, "#pragma once\nint d();\n");
+  std::filesystem::last_write_time(c, written + std::chrono::seconds(1));
+  EXPECT_NE(cache_key(kSource, o), key);
 }
 
 TEST_F(CacheKey, HeaderOutsideIncludeDirsIsNotHashed) {

@@ -45,8 +45,9 @@ __device__ void library_prologue_nhwc(In in, T* staged, Index<4> extent) {
   const int groups = TP * TC / V, tid = int(threadIdx.x);
   for (int64_t t = blockIdx.x; t < tiles.count(); t += gridDim.x) {
     const int64_t n = tiles.image(t), p0 = tiles.first_pixel(t), c0 = tiles.first_channel(t);
-    // Load: group g is 8 adjacent pixels of one channel (a warp: 256 adjacent pixels, or 4
-    // channels' 64), zeros past the tensor.
+    // Load: group g is 8 adjacent pixels of one channel (a warp: 256 adjacent pixels of one
+    // channel, 128 of each of 2 or 64 of each of 4, as the tile is shaped), zeros past the
+    // tensor.
     for (int g = tid; g < groups; g += int(blockDim.x)) {
       const int cl = g / (TP / V), pl = g % (TP / V) * V;
       const int64_t c = c0 + cl, p = p0 + pl;

@@ -198,8 +198,9 @@ TEST(CompileDefaults, ComeFromTheEnvironment) {
   }
   EXPECT_EQ(default_compile_flags(),
             (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=off",
-                                      "-fno-math-errno", "-fno-trapping-math", "-fopenmp",
-                                      "-std=c++20", "-shared", "-fPIC"}));
+                                      "-fno-math-errno", "-fno-trapping-math",
+                                      "-fno-tree-slp-vectorize", "-fopenmp", "-std=c++20",
+                                      "-shared", "-fPIC"}));
 }
 
 } // namespace

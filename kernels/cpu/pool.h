@@ -112,10 +112,76 @@ void pool2d(const OutA& out, const InA& in, const Pool2dShape& s, bool count_inc
   });
 }
 
+#if defined(__AVX512F__) // the permutes of two-vector rows
+// Narrow f32 planes (w <= 32 values, w_out <= 16, rows in memory) are max-pooled from the input
+// rows in registers, without staging phases: per window row, one masked load pair, then per
+// tap one permute picking its column of every output (padding and lanes past w_out set to
+// -inf) and one max. Padding rows are skipped (a max with -inf keeps the accumulator). Taps
+// are reduced in the order (r, q) by max_nan, which equals max_ordered where no NaN is read:
+// the bits of pool2d's staged path, whichever it would have taken. (Staging each small plane
+// cost more than the pooling: store-to-load forwarding fails on its masked stores.)
+inline constexpr int64_t kRowsPoolMaxWidth = 32, kRowsPoolMaxTaps = 16;
+
+inline bool max_pool_rows_fit(const Pool2dShape& s) {
+  return s.w <= kRowsPoolMaxWidth && s.w_out <= 16 && s.kw <= kRowsPoolMaxTaps;
+}
+
+template <typename OutA, typename InA>
+void max_pool2d_rows(const OutA& out, const InA& in, const Pool2dShape& s) {
+  using V = Vec<float>;
+  if (s.n <= 0 || s.c <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m512i pick[kRowsPoolMaxTaps];
+  __mmask16 inside[kRowsPoolMaxTaps];
+  for (int64_t q = 0; q < s.kw; ++q) {
+    // Lane x reads input column x * stride_w - pad_left + q * dil_w.
+    pick[q] = _mm512_add_epi32(_mm512_mullo_epi32(lane, _mm512_set1_epi32(int(s.stride_w))),
+                               _mm512_set1_epi32(int(q * s.dil_w - s.pad_left)));
+    inside[q] = _mm512_cmpge_epi32_mask(pick[q], _mm512_setzero_si512()) &
+                _mm512_cmplt_epi32_mask(pick[q], _mm512_set1_epi32(int(s.w))) &
+                lane_range(0, s.w_out);
+  }
+  const __mmask16 lo = lane_range(0, s.w), hi = lane_range(0, s.w - 16);
+  const __m512 neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const int64_t grain = std::max<int64_t>(1, 4096 / (s.h_out * s.kh * s.kw + 16));
+  parallel_chunks(s.n * s.c, grain, [&](int64_t t0, int64_t t1) {
+    alignas(64) float res[16];
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t nb = t / s.c, ch = t % s.c;
+      for (int64_t y = 0; y < s.h_out; ++y) {
+        V acc{neg_inf};
+        for (int64_t r = 0; r < s.kh; ++r) {
+          const int64_t iy = y * s.stride_h - s.pad_top + r * s.dil_h;
+          if (iy < 0 || iy >= s.h) continue;
+          const float* row = in.ptr(Index<4>{nb, ch, iy, 0});
+          const __m512 a = _mm512_maskz_loadu_ps(lo, row), b = _mm512_maskz_loadu_ps(hi, row + 16);
+          for (int64_t q = 0; q < s.kw; ++q)
+            acc = max_nan(acc, V{_mm512_mask_blend_ps(inside[q], neg_inf,
+                                                      _mm512_permutex2var_ps(a, pick[q], b))});
+        }
+        const Index<4> at{nb, ch, y, 0};
+        if (float* p = run_target<float>(out, at, s.w_out)) {
+          _mm512_mask_storeu_ps(p, lane_range(0, s.w_out), acc.v);
+        } else {
+          acc.store(res);
+          store_run(out, at, s.w_out, res);
+        }
+      }
+    }
+  });
+}
+#endif
+
 } // namespace detail
 
 template <Accessor OutA, Accessor InA>
 void max_pool2d(const OutA& out, const InA& in, const Pool2dShape& s) {
+#if defined(__AVX512F__)
+  if constexpr (rows_in_memory<float, InA>) {
+    if (run_contiguous<InA>(0, s.w) && detail::max_pool_rows_fit(s))
+      return detail::max_pool2d_rows(out, in, s);
+  }
+#endif
   detail::pool2d<PoolKind::Max>(out, in, s, false);
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -338,6 +339,11 @@ TEST(PoolTest, MatchesReferenceAndIsAccessorInvariant) {
       {1, 1, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, false},
       {1, 4, 7, 9, 5, 4, 3, 2, 1, 1, 2, 1, 0, 2, true},
       {1, 3, 6, 6, 6, 6, 1, 1, 1, 1, 0, 0, 0, 0, false},
+      // Narrow planes max-pooled from rows in registers (pool.h), and one just too wide.
+      {1, 5, 29, 29, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, true},
+      {1, 4, 7, 7, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, false},
+      {2, 3, 12, 32, 3, 5, 1, 2, 2, 1, 1, 2, 1, 2, false},
+      {1, 2, 9, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false},
   };
   for (const auto& c : cases) {
     check_pool<float>(rng, c);
@@ -354,6 +360,35 @@ TEST(PoolTest, MaxPoolPropagatesNaN) {
   max_pool2d(DenseAccessor<float, 4>(y.data(), {1, 1, 1, 1}),
              DenseAccessor<float, 4>(x.data(), {1, 1, 2, 2}), s);
   EXPECT_TRUE(std::isnan(y[0]));
+}
+
+// Signed zeros and NaNs of different payloads: the row kernel for narrow f32 planes (dense
+// input) and the staged kernel (computed input) keep the same one of equal values and the same
+// NaN.
+TEST(PoolTest, MaxPoolPathsAgreeOnSignedZerosAndNaNs) {
+  Pool2dShape s;
+  s.c = 2;
+  s.h = s.w = 5;
+  s.kh = s.kw = 3;
+  s.stride_h = s.stride_w = 2;
+  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+  s.h_out = s.w_out = 3;
+  const Index<4> xs = {1, 2, 5, 5}, ys = {1, 2, 3, 3};
+  Tensor<float, 4> x(xs);
+  const float quiet = std::bit_cast<float>(0x7fc00001u), other = std::bit_cast<float>(0xffc00002u);
+  for (int64_t f = 0; f < volume<4>(xs); ++f)
+    x.data[size_t(f)] = f % 3 == 0 ? 0.0f : f % 3 == 1 ? -0.0f : -1.0f;
+  x.data[7] = quiet;
+  x.data[9] = other;
+  x.data[33] = other;
+  x.data[34] = quiet;
+  Tensor<float, 4> dense(ys);
+  max_pool2d(dense.acc(), x.acc(), s);
+  ComputedAccessor<float, 4> cx(xs);
+  Tensor<float, 4> staged(ys);
+  fill_from(cx, x);
+  max_pool2d(staged.acc(), cx, s);
+  EXPECT_EQ(0, std::memcmp(dense.data.data(), staged.data.data(), dense.data.size() * sizeof(float)));
 }
 
 TEST(PoolTest, GlobalPooling) {

@@ -14,10 +14,16 @@
 // The products are the same left-to-right products (((1 * w0) * w1) ... * w_last), so the bits
 // are those of the per-element walk, at a fraction of its index arithmetic. A row with more
 // outer combinations than kResampleOuterCombos takes the per-element walk.
+//
+// With AVX-512, where the input's rows lie in memory and no last coordinate is outside, a row's
+// outputs are computed eight at a time in double lanes: each outer combination's input row
+// widened to double once, each last-dimension tap's values gathered from it, the same products
+// and sums in the same order per output (a masked add where the weight is 0), so the same bits.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "elementwise.h"
 #include "parallel.h"
@@ -93,6 +99,67 @@ int64_t resample_outer_combos(const Index<R>& o, const ResampleAxis (&axes)[R], 
   return count;
 }
 
+#if defined(__AVX512F__)
+// The last dimension's taps for vectors of eight outputs: tap j of output x at [j * w8 + x],
+// for the w8 outputs of whole vectors.
+struct ResampleLanes {
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  int64_t w8 = 0;
+};
+
+inline ResampleLanes resample_lanes(const ResampleAxis& last, int64_t w) {
+  ResampleLanes l;
+  l.w8 = w / 8 * 8;
+  l.index.resize(size_t(last.taps * l.w8));
+  l.weight.resize(size_t(last.taps * l.w8));
+  for (int64_t j = 0; j < last.taps; ++j)
+    for (int64_t x = 0; x < l.w8; ++x) {
+      l.index[size_t(j * l.w8 + x)] = last.index[x * last.taps + j];
+      l.weight[size_t(j * l.w8 + x)] = last.weight[x * last.taps + j];
+    }
+  return l;
+}
+
+// acc[x] for x < lanes.w8 of one output row: for each outer combination c in order, its input
+// row (rows in memory, in_w values) widened to double into row_values (at least 16 long), then
+// for each tap j in order acc += (outer_weight[c] * weight) * value where that weight is not 0.
+template <typename In, int R>
+void resample_row_lanes(const In& in, int64_t outer, const double* outer_weight,
+                        const Index<R>* outer_index, const ResampleLanes& lanes, int64_t taps,
+                        int64_t in_w, double* row_values, double* acc) {
+  const int64_t w8 = lanes.w8;
+  for (int64_t x = 0; x < w8; x += 8)
+    _mm512_storeu_pd(acc + x, _mm512_setzero_pd());
+  for (int64_t c = 0; c < outer; ++c) {
+    Index<R> i = outer_index[c];
+    i[R - 1] = 0;
+    const auto* row = in.ptr(i);
+    for (int64_t k = 0; k < in_w; ++k)
+      row_values[k] = double(to_compute(row[k]));
+    for (int64_t k = in_w; k < 16; ++k)
+      row_values[k] = 0;
+    // Rows of up to 16 values are picked from two registers by a permute, longer ones gathered.
+    const __m512d lo = _mm512_loadu_pd(row_values), hi = _mm512_loadu_pd(row_values + 8);
+    const __m512d ow = _mm512_set1_pd(outer_weight[c]);
+    for (int64_t x = 0; x < w8; x += 8) {
+      __m512d a = _mm512_loadu_pd(acc + x);
+      for (int64_t j = 0; j < taps; ++j) {
+        const __m512d weight = _mm512_mul_pd(ow, _mm512_loadu_pd(&lanes.weight[size_t(j * w8 + x)]));
+        // Not (weight == 0), as the scalar walk skips.
+        const __mmask8 live = _mm512_cmp_pd_mask(weight, _mm512_setzero_pd(), _CMP_NEQ_UQ);
+        const __m512i at = _mm512_loadu_si512(&lanes.index[size_t(j * w8 + x)]);
+        const __m512d v = in_w <= 16 ? _mm512_permutex2var_pd(lo, at, hi)
+                                     : _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, at,
+                                                                row_values, 8);
+        a = _mm512_mask_add_pd(a, live, a, _mm512_mul_pd(weight, v));
+      }
+      _mm512_storeu_pd(acc + x, a);
+    }
+  }
+}
+#endif
+
 } // namespace detail
 
 template <Accessor Out, Accessor In, int R>
@@ -108,12 +175,17 @@ void resample(const Out& out, const In& in, const Index<R>& out_shape,
   const ResampleAxis& last = axes[R - 1];
   // Whether the input's rows lie in memory as one run each (then read through row pointers).
   bool row_pointers = false;
+  int64_t in_w = 1;
   if constexpr (In::has_ptr) {
-    int64_t in_w = 1;
     for (int64_t k = 0; k < w * last.taps; ++k)
       in_w = std::max(in_w, last.index[k] + 1);
     row_pointers = run_contiguous<In>(0, in_w);
   }
+#if defined(__AVX512F__)
+  const bool lanes_fit = row_pointers && !last.outside && w >= 8;
+  const detail::ResampleLanes lanes =
+      lanes_fit ? detail::resample_lanes(last, w) : detail::ResampleLanes{};
+#endif
   // About 4k taps a chunk.
   parallel_chunks(rows, std::max<int64_t>(1, 4096 / (w * combos + 1)), [&](int64_t r0, int64_t r1) {
     double outer_weight[kResampleOuterCombos];
@@ -126,6 +198,21 @@ void resample(const Out& out, const In& in, const Index<R>& out_shape,
       const int64_t outer =
           row_outside ? 0 : detail::resample_outer_combos(o, axes, outer_weight, outer_index);
       int64_t x = 0;
+#if defined(__AVX512F__)
+      if constexpr (In::has_ptr) {
+        if (lanes_fit && !row_outside && outer >= 0) {
+          double* acc = scratch<double, 2>(lanes.w8);
+          C* values = scratch<C, 3>(lanes.w8);
+          detail::resample_row_lanes(in, outer, outer_weight, outer_index, lanes, last.taps, in_w,
+                                     scratch<double, 1>(std::max<int64_t>(in_w, 16)), acc);
+          for (int64_t k = 0; k < lanes.w8; ++k)
+            values[k] = C(acc[k]);
+          o[R - 1] = 0;
+          store_run(out, o, lanes.w8, values);
+          x = lanes.w8;
+        }
+      }
+#endif
       // Four outputs at a time where no last coordinate is outside: their sums are
       // independent chains, each in its own order.
       if (!row_outside && outer >= 0 && !last.outside)

@@ -92,6 +92,11 @@ TEST(ResampleTest, BilinearMatchesTheFormula) {
   check_bilinear<float>(rng, {2, 2, 6, 7}, {2, 2, 3, 4}); // downsampling
   check_bilinear<half>(rng, {1, 2, 3, 3}, {1, 2, 7, 5});
   check_bilinear<bfloat16>(rng, {1, 1, 5, 8}, {1, 1, 10, 33});
+  // Rows of eight outputs and more (resample.h's double lanes), rows up to 8, 16 and 40 wide.
+  check_bilinear<float>(rng, {1, 2, 8, 8}, {1, 2, 64, 64});
+  check_bilinear<float>(rng, {1, 1, 5, 12}, {1, 1, 9, 43});
+  check_bilinear<float>(rng, {2, 1, 4, 40}, {2, 1, 6, 17});
+  check_bilinear<half>(rng, {1, 2, 3, 9}, {1, 2, 7, 24});
 }
 
 TEST(ResampleTest, OutsideCoordinatesTakeTheExtrapolationValue) {

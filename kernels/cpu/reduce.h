@@ -112,9 +112,17 @@ void reduce_rows(int64_t outer, int64_t len, const LoadRow& load_row, const Stor
         C* rows = scratch<C, 1>(16 * len);
         alignas(64) C sums[16];
         for (; r + 16 <= r1; r += 16) {
-          for (int i = 0; i < 16; ++i)
-            load_row(r + i, rows + i * len);
-          sum_fixed_16_rows(rows, len, sums);
+          // Sixteen rows lying one after another in memory are summed where they lie.
+          const C* first = row_at(r);
+          const C* block = first && row_at(r + 15) == first + 15 * len ? first : nullptr;
+          for (int i = 1; block && i < 15; ++i)
+            if (row_at(r + i) != first + i * len) block = nullptr;
+          if (!block) {
+            for (int i = 0; i < 16; ++i)
+              load_row(r + i, rows + i * len);
+            block = rows;
+          }
+          sum_fixed_16_rows(block, len, sums);
           for (int i = 0; i < 16; ++i)
             store(r + i, K == ReduceKind::Mean ? sums[i] / C(len) : sums[i]);
         }

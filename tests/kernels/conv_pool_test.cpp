@@ -416,6 +416,26 @@ TEST(PoolTest, GlobalPooling) {
   expect_bitwise(avg2, avg, "global average pool through a computed accessor");
 }
 
+// Many small planes (reduce.h sums sixteen at a time, where they lie when they lie one after
+// another): the bits of the staged planes of a computed accessor, and the plain mean.
+TEST(PoolTest, GlobalAveragePoolOfManySmallPlanes) {
+  std::mt19937 rng(33);
+  const Index<4> xs = {1, 70, 2, 3};
+  auto x = random_tensor<float, 4>(rng, xs);
+  Tensor<float, 4> avg({1, 70, 1, 1}), staged({1, 70, 1, 1});
+  global_avg_pool2d(avg.acc(), x.acc(), 1, 70, 2, 3);
+  ComputedAccessor<float, 4> cx(xs);
+  fill_from(cx, x);
+  global_avg_pool2d(staged.acc(), cx, 1, 70, 2, 3);
+  expect_bitwise(staged, avg, "global average pool of 70 planes 2x3");
+  for (int64_t c = 0; c < 70; ++c) {
+    double s = 0;
+    for (int64_t f = 0; f < 6; ++f)
+      s += x.at({0, c, f / 3, f % 3});
+    EXPECT_NEAR(avg.at({0, c, 0, 0}), s / 6, 1e-6) << "channel " << c;
+  }
+}
+
 // The mean of a plane in the fixed lane order of vmath.h, written out: lane l sums elements
 // l, l + 16, ... in turn from +0, the lanes meet in the tree (l, l + w) for w = 8, 4, 2, 1.
 float fixed_order_mean(const std::vector<float>& v) {

@@ -54,11 +54,38 @@ inline bool conv_rows_fit(const Conv2dShape& s) {
 // The widest filter (columns) the depthwise row kernel (depthwise_rows.h) takes.
 inline constexpr int64_t kDepthwiseRowsMaxTaps = 8;
 
+// The largest output plane (pixels) and padded input plane (values a lane) the channel-vector
+// depthwise kernel (depthwise_channels.h) takes.
+inline constexpr int64_t kDepthwiseChannelsMaxPixels = 64, kDepthwiseChannelsMaxPadded = 400;
+
+// The padded input plane a depthwise convolution's output needs: rows and columns.
+inline int64_t depthwise_padded_rows(const Conv2dShape& s) {
+  return (s.h_out - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
+}
+inline int64_t depthwise_padded_cols(const Conv2dShape& s) {
+  return (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
+}
+
+// Whether a depthwise convolution's planes are small enough for the channel-vector kernel.
+inline bool depthwise_channels_fit(const Conv2dShape& s) {
+  return s.h_out * s.w_out <= kDepthwiseChannelsMaxPixels &&
+         depthwise_padded_rows(s) * depthwise_padded_cols(s) <= kDepthwiseChannelsMaxPadded;
+}
+
+// Output planes of at most this many pixels run on the channel-vector kernel rather than the
+// row kernel, which computes eight output rows a block (2 threads, f32, AVX-512: 240 channels
+// 2 x 2, 3 x 3 filter 18.1 -> 9.1 us, 5 x 5 36.1 -> 10.0 us; 168 channels 4 x 4 14.3 -> 8.5 us;
+// but 128 channels 8 x 8 10.8 -> 13.9 us and 96 channels 7 x 7 9.6 -> 14.6 us, so not those).
+inline constexpr int64_t kDepthwiseChannelsPreferredPixels = 16;
+
 // Does a depthwise convolution's shape suit the row kernel (depthwise_rows.h): output rows of
 // at most one f32 vector, input rows of at most two, at most kDepthwiseRowsMaxTaps filter
-// columns? The kernel also needs the input's f32 rows in memory.
+// columns, and an output plane too large for the channel-vector kernel to be the faster? The
+// kernel also needs the input's f32 rows in memory.
 inline bool depthwise_rows_shape_fits(const Conv2dShape& s) {
-  return s.w_out <= 16 && s.w <= 32 && s.kw <= kDepthwiseRowsMaxTaps;
+  const bool channels = depthwise_channels_fit(s) &&
+                        s.h_out * s.w_out <= kDepthwiseChannelsPreferredPixels;
+  return s.w_out <= 16 && s.w <= 32 && s.kw <= kDepthwiseRowsMaxTaps && !channels;
 }
 
 // The widest max pooling window (columns) conv2d_max_pool() (conv_max_pool.h) takes.

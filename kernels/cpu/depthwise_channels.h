@@ -19,22 +19,7 @@
 
 namespace vtc::kernels {
 
-// The largest output plane (pixels) and padded input plane (values a lane) the kernel takes.
-inline constexpr int64_t kDepthwiseChannelsMaxPixels = 64, kDepthwiseChannelsMaxPadded = 400;
-
-// The padded input plane the output needs: rows and columns.
-inline int64_t depthwise_padded_rows(const Conv2dShape& s) {
-  return (s.h_out - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
-}
-inline int64_t depthwise_padded_cols(const Conv2dShape& s) {
-  return (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
-}
-
-// Whether a depthwise convolution's planes are small enough for the channel-vector kernel.
-inline bool depthwise_channels_fit(const Conv2dShape& s) {
-  return s.h_out * s.w_out <= kDepthwiseChannelsMaxPixels &&
-         depthwise_padded_rows(s) * depthwise_padded_cols(s) <= kDepthwiseChannelsMaxPadded;
-}
+// Which shapes it takes: conv_shape.h (depthwise_channels_fit).
 
 namespace detail {
 

@@ -83,8 +83,8 @@ inline constexpr int64_t kDepthwiseChannelsPreferredPixels = 16;
 // columns, and an output plane too large for the channel-vector kernel to be the faster? The
 // kernel also needs the input's f32 rows in memory.
 inline bool depthwise_rows_shape_fits(const Conv2dShape& s) {
-  const bool channels = depthwise_channels_fit(s) &&
-                        s.h_out * s.w_out <= kDepthwiseChannelsPreferredPixels;
+  const bool channels =
+      depthwise_channels_fit(s) && s.h_out * s.w_out <= kDepthwiseChannelsPreferredPixels;
   return s.w_out <= 16 && s.w <= 32 && s.kw <= kDepthwiseRowsMaxTaps && !channels;
 }
 

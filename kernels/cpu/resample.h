@@ -145,13 +145,14 @@ void resample_row_lanes(const In& in, int64_t outer, const double* outer_weight,
     for (int64_t x = 0; x < w8; x += 8) {
       __m512d a = _mm512_loadu_pd(acc + x);
       for (int64_t j = 0; j < taps; ++j) {
-        const __m512d weight = _mm512_mul_pd(ow, _mm512_loadu_pd(&lanes.weight[size_t(j * w8 + x)]));
+        const __m512d weight =
+            _mm512_mul_pd(ow, _mm512_loadu_pd(&lanes.weight[size_t(j * w8 + x)]));
         // Not (weight == 0), as the scalar walk skips.
         const __mmask8 live = _mm512_cmp_pd_mask(weight, _mm512_setzero_pd(), _CMP_NEQ_UQ);
         const __m512i at = _mm512_loadu_si512(&lanes.index[size_t(j * w8 + x)]);
-        const __m512d v = in_w <= 16 ? _mm512_permutex2var_pd(lo, at, hi)
-                                     : _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, at,
-                                                                row_values, 8);
+        const __m512d v =
+            in_w <= 16 ? _mm512_permutex2var_pd(lo, at, hi)
+                       : _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, at, row_values, 8);
         a = _mm512_mask_add_pd(a, live, a, _mm512_mul_pd(weight, v));
       }
       _mm512_storeu_pd(acc + x, a);

@@ -196,11 +196,11 @@ TEST(CompileDefaults, ComeFromTheEnvironment) {
     ScopedEnv sanitize("VTC_SANITIZE", off);
     EXPECT_FALSE(CompileOptions().sanitize) << (off ? off : "unset");
   }
-  EXPECT_EQ(default_compile_flags(),
-            (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=off",
-                                      "-fno-math-errno", "-fno-trapping-math",
-                                      "-fno-tree-slp-vectorize", "-fopenmp", "-std=c++20",
-                                      "-shared", "-fPIC"}));
+  EXPECT_EQ(
+      default_compile_flags(),
+      (std::vector<std::string>{"-O3", "-march=native", "-ffp-contract=off", "-fno-math-errno",
+                                "-fno-trapping-math", "-fno-tree-slp-vectorize", "-fopenmp",
+                                "-std=c++20", "-shared", "-fPIC"}));
 }
 
 } // namespace

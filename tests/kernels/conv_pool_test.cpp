@@ -388,7 +388,8 @@ TEST(PoolTest, MaxPoolPathsAgreeOnSignedZerosAndNaNs) {
   Tensor<float, 4> staged(ys);
   fill_from(cx, x);
   max_pool2d(staged.acc(), cx, s);
-  EXPECT_EQ(0, std::memcmp(dense.data.data(), staged.data.data(), dense.data.size() * sizeof(float)));
+  EXPECT_EQ(0,
+            std::memcmp(dense.data.data(), staged.data.data(), dense.data.size() * sizeof(float)));
 }
 
 TEST(PoolTest, GlobalPooling) {

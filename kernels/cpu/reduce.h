@@ -113,10 +113,9 @@ void reduce_rows(int64_t outer, int64_t len, const LoadRow& load_row, const Stor
         alignas(64) C sums[16];
         for (; r + 16 <= r1; r += 16) {
           // Sixteen rows lying one after another in memory are summed where they lie.
-          const C* first = row_at(r);
-          const C* block = first && row_at(r + 15) == first + 15 * len ? first : nullptr;
-          for (int i = 1; block && i < 15; ++i)
-            if (row_at(r + i) != first + i * len) block = nullptr;
+          const C* block = row_at(r);
+          for (int i = 1; block && i < 16; ++i)
+            if (row_at(r + i) != block + i * len) block = nullptr;
           if (!block) {
             for (int i = 0; i < 16; ++i)
               load_row(r + i, rows + i * len);

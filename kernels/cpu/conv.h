@@ -371,6 +371,14 @@ struct ConvProblem : ConvInput<C, InA, Pointwise>, ConvWeights<C, WA> {
       p += len;
     }
   }
+  // Output position n of channels m0 .. m0 + mc, src[k * stride] channel m0 + k's value: one
+  // element a channel (store_across_channels), for planes too small for runs.
+  void store_c_column(int64_t b, int64_t m0, int64_t mc, int64_t n, const C* src,
+                      int64_t stride) const {
+    const int64_t nb = s.groups == 1 ? b : b / s.groups;
+    const int64_t co = s.groups == 1 ? m0 : b % s.groups * cout_g + m0;
+    store_across_channels(out, Index<4>{nb, co, n / s.w_out, n % s.w_out}, mc, src, stride, epi);
+  }
 };
 
 // The implicit GEMM of a convolution over its padded input planes, read in place. Each input
@@ -510,9 +518,15 @@ template <typename C, typename P> struct TransposedConvProblem {
       p.store_c_row(b, n0 + c, m, 1, src + c);
   }
   // A block of C^T is stored a channel at a time: one run over the output positions each
-  // (on a one-row plane a single store_run: ConvProblem::store_c_row).
+  // (on a one-row plane a single store_run: ConvProblem::store_c_row); a block of a few
+  // positions a position at a time, across its channels.
   void store_c_block(int64_t b, int64_t m0, int64_t mc, int64_t n0, int64_t nc, const C* src,
                      int64_t ldc) const {
+    if (mc <= kShortChannelRun) {
+      for (int64_t m = 0; m < mc; ++m)
+        p.store_c_column(b, n0, nc, m0 + m, src + m * ldc, 1);
+      return;
+    }
     C* column = scratch<C, 5>(mc);
     for (int64_t c = 0; c < nc; ++c) {
       for (int64_t m = 0; m < mc; ++m)

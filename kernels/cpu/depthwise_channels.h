@@ -6,7 +6,8 @@
 // padding), the filters transposed the same way, and each output pixel computed for all lanes
 // at once as acc = 0; acc = fma(w[r][q], in(y * sh + r * dh, x * sw + q * dw), acc) over the
 // taps (r, q) in order — the chain of the other depthwise kernels (conv.h), padding positions
-// included as zeros, so the same bits. The output rows go out per channel through the epilogue.
+// included as zeros, so the same bits. The output rows go out per channel through the epilogue
+// (rows of a few pixels a pixel at a time, across the lanes' channels).
 #pragma once
 
 #include <algorithm>
@@ -71,6 +72,13 @@ void depthwise_channel_block(const OutA& out, const InA& in, const Conv2dShape& 
       }
       acc.store(result + (y * s.w_out + x) * kW);
     }
+  if (s.w_out <= kShortChannelRun) { // rows too short for runs: a pixel at a time
+    for (int64_t y = 0; y < s.h_out; ++y)
+      for (int64_t x = 0; x < s.w_out; ++x)
+        store_across_channels(out, Index<4>{nb, co0, y, x}, lanes, result + (y * s.w_out + x) * kW,
+                              1, epi);
+    return;
+  }
   float* out_row = result + pixels * kW;
   for (int l = 0; l < lanes; ++l)
     for (int64_t y = 0; y < s.h_out; ++y) {

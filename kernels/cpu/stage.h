@@ -263,4 +263,24 @@ inline void store_run(const A& out, const Index<A::rank>& i, int64_t len, const 
   store_run(out, i, len, src, NoEpilogue{});
 }
 
+// Runs along the last dimension at most this long are cheaper stored across the channels
+// (store_across_channels) than one run a channel (store_run): a run's fixed cost (its
+// operands read, its target found, its tail's lanes masked) is that of about 8 elements.
+inline constexpr int64_t kShortChannelRun = 8;
+
+// out[i + c along dim 1] = epi(index, src[c * stride]) for c in [0, channels): one element of
+// each channel at one position, a loop over the channels (a fused epilogue's per-channel
+// operands read as the loop goes) where store_run would take a run of one element a channel.
+// Each element's chain is the one store_run applies: the same bits.
+template <typename A, typename C, typename Epi>
+inline void store_across_channels(const A& out, Index<A::rank> i, int64_t channels, const C* src,
+                                  int64_t stride, const Epi& epi) {
+  static_assert(A::rank >= 2, "store_across_channels: a channel dimension");
+  const int64_t c0 = i[1];
+  for (int64_t c = 0; c < channels; ++c) {
+    i[1] = c0 + c;
+    out.store(std::as_const(i), epi(std::as_const(i), src[c * stride]));
+  }
+}
+
 } // namespace vtc::kernels

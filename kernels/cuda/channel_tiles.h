@@ -2,9 +2,9 @@
 // turn a tensor between NCHW and NHWC through shared memory (library_epilogue_nhwc after a
 // channels-last library convolution, library_prologue_nhwc before one). A tile holds
 // kTileElements values: 64 channels by 64 pixels, or 32, 16 or 8 channels by 128, 256 or 512
-// pixels where the tensor has fewer channels, so that narrow tensors fill the tile too. A block
-// takes one tile a round, tiles in the order (n, pixel tile, channel tile), up to the
-// grid-stride cap.
+// pixels where the tensor has fewer channels (fitted_tile_channels), so that narrow tensors fill
+// the tile too. A block takes one tile a round, tiles in the order (n, pixel tile, channel
+// tile), up to the grid-stride cap.
 #pragma once
 
 #include "common.h"
@@ -28,9 +28,8 @@ struct ChannelTiles {
   int64_t tile_channels = kTileChannels, tile_pixels = kTilePixels;
   int64_t images = 0, pixel_tiles = 0, channel_tiles = 0;
 
-  VTC_HD constexpr explicit ChannelTiles(const Index<4>& extent,
-                                         int64_t channels_a_tile = kTileChannels)
-      : tile_channels(channels_a_tile), tile_pixels(kTileElements / channels_a_tile),
+  VTC_HD constexpr explicit ChannelTiles(const Index<4>& extent)
+      : tile_channels(fitted_tile_channels(extent[1])), tile_pixels(kTileElements / tile_channels),
         images(extent[0]), pixel_tiles(cdiv(extent[2] * extent[3], tile_pixels)),
         channel_tiles(cdiv(extent[1], tile_channels)) {}
   VTC_HD constexpr int64_t count() const { return images * pixel_tiles * channel_tiles; }
@@ -44,11 +43,9 @@ struct ChannelTiles {
 };
 
 // 256 threads, one tile a block, up to the grid-stride cap.
-VTC_HD constexpr Launch channel_tiles_launch(const ChannelTiles& tiles) {
-  return Launch{{unsigned(clamp64(tiles.count(), 1, kMaxGridStrideBlocks)), 1, 1}, {256, 1, 1}, 0};
-}
 VTC_HD constexpr Launch channel_tiles_launch(const Index<4>& extent) {
-  return channel_tiles_launch(ChannelTiles(extent));
+  const ChannelTiles tiles(extent);
+  return Launch{{unsigned(clamp64(tiles.count(), 1, kMaxGridStrideBlocks)), 1, 1}, {256, 1, 1}, 0};
 }
 
 } // namespace vtc::kernels

@@ -7,9 +7,10 @@
 //   library_epilogue_launch.
 // - library_epilogue_nhwc: the raw product dense [n, h, w, c] (cuDNN, whose tensor-core kernels
 //   compute channels-last: handing it an NCHW output made it transpose the result in a kernel
-//   of its own). A block turns a tile of 64 pixels by 64 channels around through shared memory:
-//   16-byte loads along the channels, then 8 adjacent pixels of a channel stored as one vector.
-//   Launch: channel_tiles_launch (channel_tiles.h).
+//   of its own). A block turns a tile of pixels by channels (64 by 64, or more pixels by fewer
+//   channels for narrow outputs) around through shared memory: 16-byte loads along the
+//   channels, then 8 adjacent pixels of a channel stored as one vector. Launch:
+//   channel_tiles_launch (channel_tiles.h).
 // - library_epilogue_to_nhwc: the raw product dense [n, h, w, c] as above, into an output held
 //   channels-last too (the program's choice where only channels-last convolutions read it): each
 //   thread takes 8 channels of one pixel (one 16-byte load) and stores them through the output
@@ -64,24 +65,34 @@ __device__ void library_epilogue(Out out, const T* raw, Index<4> extent) {
   }
 }
 
+// Where value (channel c, pixel p) of a library_epilogue_nhwc tile lies in shared memory: rows
+// of `row` floats a channel, and within each aligned run of 8 pixels the order rotated by p / 32,
+// so that the store phase's lanes, each reading its own run of 8 pixels of one channel, read
+// from 32 different banks (without the rotation the lanes of a channel, 8 floats apart, share
+// 4 banks); the load phase's lanes, 8 channels of one pixel each, stay within 2 a bank.
+VTC_HD inline int epilogue_tile_at(int c, int p, int row) {
+  return c * row + (p & ~7) + ((p + (p >> 5)) & 7);
+}
+
 // out[n, c, h, w] = raw[n, h, w, c] for every index of [n, c, h, w] = `extent`, through out's
 // store (the epilogue). Each value is stored once, as in library_epilogue, so the bits are the
-// same whichever layout the library wrote.
+// same whichever layout the library wrote. The tiles are fitted to the channel count
+// (channel_tiles.h).
 template <class Out, class T>
 __device__ void library_epilogue_nhwc(Out out, const T* raw, Index<4> extent) {
   static_assert(Out::rank == 4, "library_epilogue_nhwc: a 4-D output");
   using namespace cuda;
   constexpr int V = 8;
-  constexpr int64_t TP = kTilePixels, TC = kTileChannels;
-  __shared__ float tile[TC][TP + 1];
+  __shared__ float tile[kTileElements + kTileChannels]; // rows of TP + 1 floats
   const int64_t channels = extent[1], width = extent[3], pixels = extent[2] * extent[3];
   const ChannelTiles tiles(extent);
-  const int tid = int(threadIdx.x);
+  const int TC = int(tiles.tile_channels), TP = int(tiles.tile_pixels), row = TP + 1;
+  const int groups = TP * TC / V, tid = int(threadIdx.x);
   for (int64_t t = blockIdx.x; t < tiles.count(); t += gridDim.x) {
     const int64_t n = tiles.image(t), p0 = tiles.first_pixel(t), c0 = tiles.first_channel(t);
     // Load: group g is 8 channels of one pixel (16 bytes of a row of raw).
-    for (int g = tid; g < int(TP * TC / V); g += int(blockDim.x)) {
-      const int pl = g / int(TC / V), cl = g % int(TC / V) * V;
+    for (int g = tid; g < groups; g += int(blockDim.x)) {
+      const int pl = g / (TC / V), cl = g % (TC / V) * V;
       const int64_t p = p0 + pl, c = c0 + cl;
       const T* src = raw + (n * pixels + p) * channels + c;
       if (p < pixels && c + V <= channels && aligned_to(src, 16)) {
@@ -89,23 +100,24 @@ __device__ void library_epilogue_nhwc(Out out, const T* raw, Index<4> extent) {
         load_words(src, words);
 #pragma unroll
         for (int u = 0; u < V; ++u)
-          tile[cl + u][pl] = to_compute(unpack<T>(words, u));
+          tile[epilogue_tile_at(cl + u, pl, row)] = to_compute(unpack<T>(words, u));
       } else {
 #pragma unroll
         for (int u = 0; u < V; ++u)
-          tile[cl + u][pl] = p < pixels && c + u < channels ? float(to_compute(src[u])) : 0.0f;
+          tile[epilogue_tile_at(cl + u, pl, row)] =
+              p < pixels && c + u < channels ? float(to_compute(src[u])) : 0.0f;
       }
     }
     __syncthreads();
     // Store: group g is 8 adjacent pixels of one channel.
-    for (int g = tid; g < int(TP * TC / V); g += int(blockDim.x)) {
-      const int cl = g / int(TP / V), pl = g % int(TP / V) * V;
+    for (int g = tid; g < groups; g += int(blockDim.x)) {
+      const int cl = g / (TP / V), pl = g % (TP / V) * V;
       const int64_t c = c0 + cl, p = p0 + pl;
       if (c >= channels || p >= pixels) continue;
       float v[V];
 #pragma unroll
       for (int u = 0; u < V; ++u)
-        v[u] = tile[cl][pl + u];
+        v[u] = tile[epilogue_tile_at(cl, pl + u, row)];
       const int64_t h = p / width, w = p % width;
       // Whole groups of a row as vectors (store_floats's contract: the group starts at a
       // multiple of V), else element by element.

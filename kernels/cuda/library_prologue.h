@@ -7,24 +7,15 @@
 // A block turns a tile of pixels by channels around through shared memory (channel_tiles.h,
 // the tile fitted to the channel count): each thread loads 8 adjacent pixels of a row of one
 // channel (one 16-byte load where the accessor allows it, one division for the 8), then stores
-// 8 channels of one pixel as one 16-byte vector. Values are moved as bits: the staged input is
-// the input exactly. Launch: library_prologue_launch.
+// 8 channels of one pixel as one 16-byte vector, adjacent threads taking a pixel's adjacent
+// channel groups so that a warp's stores fill whole lines. Values are moved as bits: the staged
+// input is the input exactly. Launch: channel_tiles_launch.
 #pragma once
 
 #include "channel_tiles.h"
 #include "common.h"
 
 namespace vtc::kernels {
-
-// The prologue's tiles: as many channels as the input has, up to 64 (channel_tiles.h).
-VTC_HD constexpr ChannelTiles library_prologue_tiles(const Index<4>& extent) {
-  return ChannelTiles(extent, fitted_tile_channels(extent[1]));
-}
-
-// 256 threads, one tile a block, up to the grid-stride cap.
-VTC_HD constexpr Launch library_prologue_launch(const Index<4>& extent) {
-  return channel_tiles_launch(library_prologue_tiles(extent));
-}
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
@@ -37,10 +28,13 @@ __device__ void library_prologue_nhwc(In in, T* staged, Index<4> extent) {
   using namespace cuda;
   using Value = portable::remove_cvref_t<decltype(in.load(Index<4>{}))>;
   constexpr bool as_bits = same_type<Value, T>; // else converted through float, as stored
-  constexpr int V = 8, Pad = 8;                 // a padded row keeps each row 16-byte aligned
+  // A tile row (one channel) is TP + 2 values: an odd number of 4-byte words, so the store
+  // phase's reads of 8 rows 8 apart for each of a warp's pixels fall in different banks (at
+  // most 2 a bank), where rows of a multiple of 16 bytes would put all 8 in one.
+  constexpr int V = 8, Pad = 2;
   __shared__ __align__(16) unsigned short tile[kTileElements + Pad * kTileChannels];
   const int64_t channels = extent[1], width = extent[3], pixels = extent[2] * extent[3];
-  const ChannelTiles tiles = library_prologue_tiles(extent);
+  const ChannelTiles tiles(extent);
   const int TC = int(tiles.tile_channels), TP = int(tiles.tile_pixels), row = TP + Pad;
   const int groups = TP * TC / V, tid = int(threadIdx.x);
   for (int64_t t = blockIdx.x; t < tiles.count(); t += gridDim.x) {
@@ -76,13 +70,16 @@ __device__ void library_prologue_nhwc(In in, T* staged, Index<4> extent) {
           }
         }
       }
-      *reinterpret_cast<uint4*>(tile + cl * row + pl) = // shared memory, 16-byte aligned
-          make_uint4(words[0], words[1], words[2], words[3]);
+      unsigned* at = reinterpret_cast<unsigned*>(tile + cl * row + pl); // 4-byte aligned
+#pragma unroll
+      for (int k = 0; k < V / 2; ++k)
+        at[k] = words[k];
     }
     __syncthreads();
-    // Store: group g is 8 adjacent channels of one pixel, one 16-byte vector where whole.
+    // Store: group g is 8 adjacent channels of one pixel, one 16-byte vector where whole; a
+    // pixel's groups go to adjacent threads (a warp stores 4 whole pixels of 64 channels).
     for (int g = tid; g < groups; g += int(blockDim.x)) {
-      const int pl = g % TP, cl = g / TP * V;
+      const int pl = g / (TC / V), cl = g % (TC / V) * V;
       const int64_t p = p0 + pl, c = c0 + cl;
       if (p >= pixels || c >= channels) continue;
       T* dst = staged + (n * pixels + p) * channels + c;

@@ -247,7 +247,7 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
                         {},
                         {plane_view(c.g, c.g.value(x)).init, "static_cast<" + type + "*>(ws)",
                          shape_array({cs.n, cs.c_in, cs.h, cs.w})}};
-    prologue.launch = kernels::library_prologue_launch({cs.n, cs.c_in, cs.h, cs.w});
+    prologue.launch = kernels::channel_tiles_launch({cs.n, cs.c_in, cs.h, cs.w});
     prologue.writes_staging = true;
     calls.push_back(std::move(prologue));
   }

@@ -918,7 +918,7 @@ Case library_prologue_case(DType t, Layout in, int64_t n, int64_t ch, int64_t h,
   c.ops = {make_operand(t, {n, h, w, ch}, Layout::dense), make_operand(t, {n, ch, h, w}, in)};
   const std::string extent = "Index<4>{" + lits(n, ch, h, w) + "}";
   c.call = c.family + "(@1, @0.ptr(Index<4>{}), " + extent + ");";
-  c.launch = k::library_prologue_launch(k::Index<4>{n, ch, h, w});
+  c.launch = k::channel_tiles_launch(k::Index<4>{n, ch, h, w});
   c.bytes = 2.0 * double(n * ch * h * w) * double(dtype_bytes(t));
   c.tol = 0;
   c.ref = [=](const Inputs& x, int64_t f) {
@@ -1082,6 +1082,12 @@ std::vector<CaseFamily> representative_cases() {
       window.back().name += "_c72";
       window.push_back(library_epilogue_case(t, out, 2, 16, 7, 12, true));
       window.back().name += "_w12";
+      // Tiles fitted to narrow products: 8 channels by 512 pixels (the second tile partial,
+      // groups of 8 pixels across rows of 300), 32 by 128 (rows of 40).
+      window.push_back(library_epilogue_case(t, out, 1, 8, 2, 300, true));
+      window.back().name += "_c8";
+      window.push_back(library_epilogue_case(t, out, 1, 32, 5, 40, true));
+      window.back().name += "_c32";
       // In the raw product's order: 3 channels (no whole vector), 20 (a partial vector).
       for (int64_t ch : {3, 20, 64}) {
         window.push_back(library_epilogue_case(t, out, 2, ch, 5, 7, true, true));
@@ -1231,10 +1237,12 @@ std::vector<Case> timed_cases() {
       // timed72-73: YOLO11n's staged cuDNN inputs at batch 16: the 64 channels at 160 x 160 of
       // l3's input (one tile of 64 channels), the 16 of a C3k2 block's Split piece (tiles of 16
       // channels by 256 pixels, read through two pieces); timed74: the NHWC epilogue of l3's
-      // output, 64 channels at 80 x 80.
+      // output, 64 channels at 80 x 80; timed75: a narrow one, backbone.1's 32 channels at
+      // 160 x 160 (tiles of 32 channels by 128 pixels).
       library_prologue_case(h, d, 16, 64, 160, 160),
       library_prologue_case(h, Layout::concat, 16, 16, 160, 160),
       library_epilogue_case(h, d, 16, 64, 80, 80, true, false),
+      library_epilogue_case(h, d, 16, 32, 160, 160, true, false),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

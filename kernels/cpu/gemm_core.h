@@ -388,6 +388,8 @@ void gemm_engine(const GemmProblemRef<C>& p, int64_t batch, int64_t M, int64_t N
   const void* q = p.problem;
   const void* qa = p.a_problem; // A's and B's members take their own objects
   const void* qb = p.b_problem;
+  const SerialScope serial(2.0 * double(batch) * double(M) * double(N) * double(K) <
+                           kParallelMinFlops);
   const GemmBlocks bl = gemm_blocks<C, MR, NR>(batch, M, N, K, max_threads());
   const int64_t tm = bl.tm, tn = bl.tn;
   const int64_t m_panels = (M + MR - 1) / MR, n_panels = (N + NR - 1) / NR;

@@ -47,6 +47,15 @@ template <int R> inline Index<R> row_index(const Index<R>& shape, int64_t row) {
   return i;
 }
 
+// Advances `i` to the next row of the outer dims of `shape` (row-major), without the
+// divisions of row_index; the last coordinate is left as it is.
+template <int R> inline void next_row(Index<R>& i, const Index<R>& shape) {
+  for (int k = R - 2; k >= 0; --k) {
+    if (++i[k] < shape[k]) return;
+    i[k] = 0;
+  }
+}
+
 template <int R> inline int64_t outer_count(const Index<R>& shape) {
   int64_t n = 1;
   for (int k = 0; k + 1 < R; ++k)
@@ -122,8 +131,8 @@ template <int R, typename F> void for_each_index(const Index<R>& shape, F&& fn) 
     const int64_t inner = shape[size_t(R - 1)], rows = detail::outer_count(shape);
     const int64_t grain = std::max<int64_t>(1, 16384 / inner);
     parallel_chunks(rows, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        Index<R> i = detail::row_index(shape, r);
+      Index<R> i = detail::row_index(shape, r0);
+      for (int64_t r = r0; r < r1; ++r, detail::next_row(i, shape)) {
         for (int64_t j = 0; j < inner; ++j) {
           i[size_t(R - 1)] = j;
           fn(std::as_const(i));
@@ -160,8 +169,12 @@ void map(const Out& out, const Index<Out::rank>& shape, const F& f, const In&...
     const int64_t pieces = (inner + piece - 1) / piece;
     const int64_t grain = std::max<int64_t>(1, 32768 / piece);
     parallel_chunks(rows * pieces, grain, [&](int64_t t0, int64_t t1) {
+      // The row of t, advanced as t moves to the next row (a division a row cost as much as
+      // copying a short row).
+      Index<R> row = detail::row_index(shape, t0 / pieces);
       for (int64_t t = t0; t < t1; ++t) {
-        Index<R> i = detail::row_index(shape, t / pieces);
+        if (t > t0 && t % pieces == 0) detail::next_row(row, shape);
+        Index<R> i = row;
         const int64_t begin = t % pieces * piece, end = std::min(inner, begin + piece);
         if constexpr (all_ptr) {
           if (seg >= 4) {

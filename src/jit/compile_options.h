@@ -18,8 +18,8 @@ std::string default_cache_dir();
 // The vtc source tree whose kernels/ generated code includes: $VTC_SOURCE_DIR when set and
 // non-empty (a binary run away from the tree it was built from), else `built_from`.
 std::string default_source_dir(const std::string& built_from);
-// -O3 -march=native -ffp-contract=off -fno-math-errno -fno-trapping-math
-// -fno-tree-slp-vectorize -fopenmp -std=c++20 -shared -fPIC
+// -O3 -march=native [-mprefer-vector-width=512 on x86-64] -ffp-contract=off -fno-math-errno
+// -fno-trapping-math -fno-tree-slp-vectorize -fopenmp -std=c++20 -shared -fPIC
 std::vector<std::string> default_compile_flags();
 // Whether $VTC_SANITIZE is set to anything but "" or "0".
 bool default_sanitize();

@@ -64,14 +64,14 @@ std::vector<std::string> default_compile_flags() {
   // the kernels' own code uses. Best of four alternated rounds on two cores of an AVX-512 host:
   // EfficientNet 0.293 -> 0.274 ms, GPT-2 0.063 -> 0.055, MobileNetV2 0.337 -> 0.324, LRASPP
   // 0.401 -> 0.381. Lanes compute what they computed before: the bits do not change.
-  std::vector<std::string> flags = {"-O3", "-march=native"};
+  return {
+    "-O3", "-march=native",
 #if defined(__x86_64__)
-  flags.push_back("-mprefer-vector-width=512");
+        "-mprefer-vector-width=512",
 #endif
-  for (const char* f : {"-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math",
-                        "-fno-tree-slp-vectorize", "-fopenmp", "-std=c++20", "-shared", "-fPIC"})
-    flags.push_back(f);
-  return flags;
+        "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math", "-fno-tree-slp-vectorize",
+        "-fopenmp", "-std=c++20", "-shared", "-fPIC"
+  };
 }
 
 std::string default_prebuilt_dir(const std::string& built_in) {

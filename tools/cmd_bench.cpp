@@ -144,6 +144,7 @@ void measure(Measured& m, const HostTensorMap& inputs, const BenchArgs& args) {
     Options o = s.options();
     o.time_steps = true;
     if (s.profiled_plan() && s.profiled_plan()->kept_physical) o.strategy = StrategyKind::none;
+    o.profile = false; // s.options() holds the implementations the profiled choice kept
     Session timed(args.model, o);
     VTC_CHECK(timed.program().steps.size() == steps.size())
         << "the step-timed session lowered a different program";
@@ -199,9 +200,39 @@ int64_t bound_bytes(const Session& s) {
 nlohmann::json profiled_json(const Session& s) {
   const std::optional<ProfiledPlan> p = s.profiled_plan();
   if (!p) return nullptr;
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const ProfiledNode& n : p->nodes)
+    nodes.push_back({{"node", n.node},
+                     {"library", n.library},
+                     {"library_ms", n.library_ms},
+                     {"vtc_ms", n.vtc_ms},
+                     {"on_library", n.on_library}});
   return {{"greedy_ms", p->greedy_ms},
           {"physical_ms", p->physical_ms},
-          {"kept", p->kept_physical ? "all-physical" : "greedy"}};
+          {"vtc_kernels_ms", p->vtc_kernels_ms},
+          {"per_node_ms", p->per_node_ms},
+          {"kept", p->kept},
+          {"nodes", nodes}};
+}
+
+// The profiled choice of the greedy plan: the plans timed, and each library node against
+// vtc's kernel.
+void print_profiled(const std::string& strategy, const ProfiledPlan& p) {
+  fmt::print(stderr, "bench: {}: profiled on the device: greedy plan {:.4f} ms", strategy,
+             p.greedy_ms);
+  if (p.vtc_kernels_ms > 0) fmt::print(stderr, ", on vtc's kernels {:.4f} ms", p.vtc_kernels_ms);
+  if (p.per_node_ms > 0) fmt::print(stderr, ", per node {:.4f} ms", p.per_node_ms);
+  if (p.physical_ms > 0) fmt::print(stderr, ", all-physical {:.4f} ms", p.physical_ms);
+  fmt::print(stderr, ", kept {}\n", p.kept);
+  if (p.nodes.empty()) return;
+  int kept_library = 0;
+  for (const ProfiledNode& n : p.nodes)
+    kept_library += n.on_library;
+  fmt::print(stderr, "bench: {}: {} of {} library nodes kept on the library (ms: library, vtc):\n",
+             strategy, kept_library, p.nodes.size());
+  for (const ProfiledNode& n : p.nodes)
+    fmt::print(stderr, "  {:<9} {:8.4f} {:8.4f}  {} {}\n", n.library, n.library_ms, n.vtc_ms,
+               n.on_library ? "library" : "vtc    ", n.node);
 }
 
 nlohmann::json strategy_json(const Measured& m) {
@@ -327,12 +358,7 @@ int bench(const BenchArgs& args) {
     measure(m, inputs, args);
     fmt::print(stderr, "bench: {}: median {:.3f} ms (min {:.3f} ms)\n", strategy, m.median_ms,
                m.min_ms);
-    if (const auto p = m.session->profiled_plan())
-      fmt::print(stderr,
-                 "bench: {}: profiled on the device: greedy plan {:.4f} ms, all-physical "
-                 "{:.4f} ms, kept {}\n",
-                 strategy, p->greedy_ms, p->physical_ms,
-                 p->kept_physical ? "all-physical" : "greedy");
+    if (const auto p = m.session->profiled_plan()) print_profiled(strategy, *p);
     runs.push_back(std::move(m));
   }
 

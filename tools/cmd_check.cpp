@@ -73,11 +73,31 @@ int check(const CheckArgs& args) {
   HostTensorMap inputs = model_inputs(ref.inputs(), args.inputs, args.seed);
   HostTensorMap expected = ref.run(inputs);
 
+  // On cuda the profiled greedy plan chooses, node by node, between a library and vtc's
+  // kernel: every strategy is checked with the implementations it kept.
+  Options checked = args.options;
+  checked.target = args.target;
+  if (args.target == TargetKind::cuda && args.options.profile) {
+    fmt::print(stderr, "check: profiling the greedy plan's implementations on the device ...\n");
+    Options p = checked;
+    p.strategy = StrategyKind::greedy;
+    Session profiled(args.model, p);
+    checked.library = profiled.options().library;
+    checked.library_nodes = profiled.options().library_nodes;
+    if (const auto plan = profiled.profiled_plan()) {
+      int on_vtc = 0;
+      for (const ProfiledNode& n : plan->nodes)
+        on_vtc += !n.on_library;
+      fmt::print("profiled on {}: kept {}; {} of {} library nodes on vtc's kernels\n",
+                 target_kind_name(args.target), plan->kept, on_vtc, plan->nodes.size());
+    }
+  }
+
   std::vector<std::pair<std::string, HostTensorMap>> results;
   int threads = 1;
   int interpreted = 0;
   for (const char* strategy : {"none", "type1", "greedy"}) {
-    Options o = args.options;
+    Options o = checked;
     o.target = args.target;
     o.strategy = *parse_strategy_kind(strategy);
     o.profile = false; // the strategy's own plan is what is checked

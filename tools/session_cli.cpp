@@ -37,7 +37,9 @@ CLI::Option* add_library_option(CLI::App* cmd, LibraryMode& library) {
                                                  {"always", LibraryMode::always}};
   return cmd
       ->add_option("--library", library,
-                   "f32 matrix products on OpenBLAS: auto (where faster), never or always")
+                   "matrix products and convolutions on a library (cpu: OpenBLAS for f32 "
+                   "products; cuda: cuDNN and cuBLASLt for convolutions): auto (where faster), "
+                   "never or always")
       ->transform(CLI::CheckedTransformer(names).description(""))
       ->type_name("auto|never|always")
       ->default_str(library_mode_name(library));
@@ -69,12 +71,33 @@ CLI::Option* add_dims_option(CLI::App* cmd, std::map<std::string, int64_t>& dims
       ->type_name("NAME=SIZE");
 }
 
+CLI::Option* add_library_node_option(CLI::App* cmd, std::map<std::string, LibraryMode>& nodes) {
+  return cmd
+      ->add_option_function<std::vector<std::string>>(
+          "--library-node",
+          [&nodes](const std::vector<std::string>& bindings) {
+            for (const std::string& b : bindings) {
+              const size_t eq = b.find('=');
+              VTC_CHECK(eq != std::string::npos && eq > 0)
+                  << "--library-node '" << b << "' is not of the form NODE=auto|never|always";
+              const std::optional<LibraryMode> mode = parse_library_mode(b.substr(eq + 1));
+              VTC_CHECK(mode) << "--library-node '" << b
+                              << "': the mode must be auto, never or always";
+              nodes[b.substr(0, eq)] = *mode;
+            }
+          },
+          "NODE=MODE: the library mode of the kernel built around node NODE (a Conv or "
+          "MatMul), overriding --library (repeatable)")
+      ->type_name("NODE=MODE");
+}
+
 void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
   add_dims_option(cmd, options.dims);
   if (strategy)
     add_strategy_option(cmd, options.strategy,
                         "which tensors become virtual: none, type1 or greedy");
   add_library_option(cmd, options.library);
+  add_library_node_option(cmd, options.library_nodes);
   cmd->add_option("--cache-dir", options.cache_dir,
                   "where compiled models are cached (default: $XDG_CACHE_HOME/vtc)");
   cmd->add_option("--threads", options.threads, "kernel threads (0: all cores)")
@@ -88,7 +111,8 @@ void add_session_flags(CLI::App* cmd, Options& options, bool strategy) {
       "no progress line on stderr while compiling");
   cmd->add_flag_function(
       "--no-profile", [&options](int64_t) { options.profile = false; },
-      "cuda: keep the greedy plan without timing it against all-physical on the device");
+      "cuda: keep the greedy plan and the library rule's choices without timing "
+      "alternatives on the device (vtc's kernels for library nodes, all-physical)");
   cmd->add_flag("--sanitize", options.sanitize,
                 "cpu: generated code under AddressSanitizer and UBSan, each buffer allocated on "
                 "its own (needs the ASan runtime preloaded: README)");

@@ -23,6 +23,8 @@ void add_session_flags(CLI::App* cmd, Options& options, bool strategy);
 CLI::Option* add_target_option(CLI::App* cmd, TargetKind& target, const std::string& help);
 CLI::Option* add_strategy_option(CLI::App* cmd, StrategyKind& strategy, const std::string& help);
 CLI::Option* add_library_option(CLI::App* cmd, LibraryMode& library);
+// --library-node NODE=MODE (repeatable): Options::library_nodes.
+CLI::Option* add_library_node_option(CLI::App* cmd, std::map<std::string, LibraryMode>& nodes);
 
 // One tensor per model input: from "NAME=FILE" bindings (.npy or .pb), the rest seeded random
 // values (input i gets seed + i, noted on stderr). Errors name the binding or the input.

@@ -103,6 +103,10 @@ struct Options {
   // f32 matrix products on a library (OpenBLAS on cpu) instead of vtc's template; their
   // operands then stay physical.
   LibraryMode library = LibraryMode::automatic;
+  // Per node, by name (the Conv or MatMul a kernel is built around): a library mode that
+  // overrides `library` for that node's kernel. The profiled choice on cuda sets it to the
+  // faster of the library and vtc's kernel for each node (Session::profiled_plan).
+  std::map<std::string, LibraryMode> library_nodes;
   // cuda: time every step with CUDA events, launching steps one by one, instead of replaying
   // the program as CUDA graphs (Session::last_step_times; cpu always times its steps).
   bool time_steps = false;

@@ -57,10 +57,26 @@ struct TensorSpec {
   std::string aliased_input; // outputs: the donated input whose buffer holds it, if any
 };
 
-// What the profiled choice of the greedy plan measured (Options::profile): median device
-// milliseconds of the greedy program and of the all-physical one, and which was kept.
+// One node the library rule put on a library (cuDNN, cuBLASLt), profiled against vtc's own
+// kernel: the device milliseconds of its steps in each plan (its kernel step and the copies
+// that feed only it), and which the kept plan runs.
+struct ProfiledNode {
+  std::string node, library;
+  double library_ms = 0, vtc_ms = 0;
+  bool on_library = true;
+};
+
+// What the profiled choice of the greedy plan measured (Options::profile), median device
+// milliseconds: the greedy program under the library rule; where that puts any node on a
+// library, the greedy program with every kernel on vtc's code and, where the nodes' step times
+// split between the two, the one taking the faster for each node (0: not timed); the
+// all-physical program of the implementations kept; and which was kept.
 struct ProfiledPlan {
   double greedy_ms = 0, physical_ms = 0;
+  double vtc_kernels_ms = 0, per_node_ms = 0;
+  std::vector<ProfiledNode> nodes;
+  // "greedy", "greedy, vtc's kernels", "greedy, per node" or "all-physical".
+  std::string kept = "greedy";
   bool kept_physical = false;
 };
 

@@ -3,6 +3,7 @@
 // without lowering them: candidate_peak.h) and lower_program (see lowering.h).
 #include "runtime/lowering.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -20,7 +21,14 @@ namespace vtc {
 KernelPlan plan_kernels(const Graph& g, const Options& options) {
   const Target& target = target_for(options.target);
   KernelPlan plan{fuse(g, target.fuse_options()), {}};
-  target.choose_implementations(plan.kg, options.library);
+  for (const auto& [node, mode] : options.library_nodes) {
+    const bool anchored =
+        std::any_of(plan.kg.kernels.begin(), plan.kg.kernels.end(),
+                    [&](const Kernel& k) { return k.anchor && k.anchor->name == node; });
+    VTC_CHECK(anchored) << "library mode " << library_mode_name(mode) << " for node '" << node
+                        << "': no kernel of the model is built around a node of that name";
+  }
+  target.choose_implementations(plan.kg, {options.library, options.library_nodes});
   StrategyOptions& so = plan.strategy;
   so.kind = options.strategy;
   so.donated = options.donate;

@@ -18,6 +18,7 @@
 #include "jit/progress.h"
 #include "lower/program.h"
 #include "ref/interpreter.h"
+#include "runtime/library_profile.h"
 #include "runtime/lowering.h"
 #include "runtime/plan_timing.h"
 #include "runtime/program_runner.h"
@@ -76,9 +77,23 @@ struct Session::Impl {
   int64_t constant_bytes = 0;
   std::optional<ProfiledPlan> profiled;
 
+  // A compiled plan and what a session holds of it, moved out while another is timed.
+  struct Built {
+    Options options;
+    std::unique_ptr<Program> program;
+    std::unique_ptr<TranslationUnit> unit;
+    std::unique_ptr<ProgramRunner> executor;
+    std::vector<TensorSpec> inputs, outputs;
+    int64_t constant_bytes = 0;
+  };
+
   void check_donated() const;
   bool profiles() const;
   void keep_faster_plan(jit::Progress& progress);
+  Built take();
+  void put(Built b);
+  // Lowers the graph under `o` and loads it as the session's plan.
+  void build(const Options& o, jit::Progress& progress);
   void init_reference();
   void init_program(Program p, std::optional<TranslationUnit> unit,
                     jit::Progress* progress = nullptr);
@@ -153,48 +168,115 @@ void Session::Impl::init_program(Program p, std::optional<TranslationUnit> given
   }
 }
 
-// Whether the greedy program is timed against the all-physical one: on a device target, with
-// graphs replayed (not step timing), when greedy made any tensor virtual.
+// Whether the greedy program is profiled on the device: on a device target, with graphs
+// replayed (not step timing), when greedy made any tensor virtual or the library rule put a
+// node on a library.
 bool Session::Impl::profiles() const {
   return options.profile && options.strategy == StrategyKind::greedy && !options.time_steps &&
-         target_for(options.target).device_memory() && !program->storage.virtual_values.empty();
+         target_for(options.target).device_memory() &&
+         (!program->storage.virtual_values.empty() || !library_nodes(*program).empty());
 }
 
-// Times the greedy program, lowers and compiles the all-physical one and times it, and keeps
-// the physical one when it is faster by more than the timings' noise (2 %).
-void Session::Impl::keep_faster_plan(jit::Progress& progress) {
-  progress.stage("timing the greedy plan on the device");
-  ProfiledPlan plan;
-  plan.greedy_ms = median_device_ms(*executor, *program);
-  Options physical_options = options;
-  physical_options.strategy = StrategyKind::none;
-  progress.stage("choosing the none strategy");
-  Program physical = lower_for_target(*graph, physical_options);
-  auto greedy_program = std::move(program);
-  auto greedy_unit = std::move(unit);
-  auto greedy_executor = std::move(executor);
-  auto greedy_inputs = std::move(inputs), greedy_outputs = std::move(outputs);
-  const int64_t greedy_constants = constant_bytes;
+Session::Impl::Built Session::Impl::take() {
+  Built b{options,           std::move(program), std::move(unit), std::move(executor),
+          std::move(inputs), std::move(outputs), constant_bytes};
   inputs.clear();
   outputs.clear();
   constant_bytes = 0;
+  return b;
+}
+
+void Session::Impl::put(Built b) {
+  options = std::move(b.options);
+  program = std::move(b.program);
+  unit = std::move(b.unit);
+  executor = std::move(b.executor);
+  inputs = std::move(b.inputs);
+  outputs = std::move(b.outputs);
+  constant_bytes = b.constant_bytes;
+}
+
+void Session::Impl::build(const Options& o, jit::Progress& progress) {
+  options = o;
+  progress.stage(std::string("choosing the ") + strategy_kind_name(o.strategy) + " strategy");
+  Program p = lower_for_target(*graph, o);
   progress.stage("loading compiled code");
-  init_program(std::move(physical), std::nullopt, &progress);
-  progress.stage("timing the all-physical plan on the device");
-  plan.physical_ms = median_device_ms(*executor, *program);
-  plan.kept_physical = plan.physical_ms < 0.98 * plan.greedy_ms;
-  if (!plan.kept_physical) {
-    program = std::move(greedy_program);
-    unit = std::move(greedy_unit);
-    executor = std::move(greedy_executor);
-    inputs = std::move(greedy_inputs);
-    outputs = std::move(greedy_outputs);
-    constant_bytes = greedy_constants;
+  init_program(std::move(p), std::nullopt, &progress);
+}
+
+// Times the greedy program (step by step where a node runs on a library); where a node does,
+// lowers and times the greedy program with every kernel on vtc's code, and then the one
+// taking the faster of the two for each node; keeps the fastest of them (a change only when
+// faster by more than the timings' noise, 2 %). Then, where greedy made a tensor virtual,
+// times the all-physical program of the same implementations and keeps it when faster.
+void Session::Impl::keep_faster_plan(jit::Progress& progress) {
+  constexpr double kNoise = 0.98, kNodeMargin = 0.05;
+  ProfiledPlan plan;
+  PlanTiming timing;
+  const bool by_node = !library_nodes(*program).empty();
+  if (by_node) timing.step_runs = 10;
+  progress.stage("timing the greedy plan on the device");
+  const PlanTimes greedy = time_plan(*executor, *program, timing);
+  plan.greedy_ms = greedy.ms;
+  double best_ms = greedy.ms;
+  if (by_node) {
+    Built best = take();
+    const Options rule = best.options;
+    Options own = rule;
+    own.library = LibraryMode::never;
+    own.library_nodes.clear();
+    build(own, progress);
+    progress.stage("timing the plan on vtc's kernels on the device");
+    const PlanTimes vtc_times = time_plan(*executor, *program, timing);
+    plan.vtc_kernels_ms = vtc_times.ms;
+    plan.nodes =
+        compare_nodes(*best.program, greedy.step_ms, *program, vtc_times.step_ms, kNodeMargin);
+    Built vtc_plan = take();
+    const std::map<std::string, LibraryMode> modes = vtc_kernel_modes(plan.nodes);
+    if (!modes.empty() && modes.size() < plan.nodes.size()) {
+      Options mixed = rule;
+      mixed.library_nodes.insert(modes.begin(), modes.end());
+      build(mixed, progress);
+      progress.stage("timing the per-node plan on the device");
+      plan.per_node_ms = time_plan(*executor, *program, PlanTiming{}).ms;
+      if (plan.per_node_ms < kNoise * best_ms) {
+        best = take();
+        best_ms = plan.per_node_ms;
+        plan.kept = "greedy, per node";
+      }
+    }
+    if (plan.vtc_kernels_ms < kNoise * best_ms) {
+      best = std::move(vtc_plan);
+      best_ms = plan.vtc_kernels_ms;
+      plan.kept = "greedy, vtc's kernels";
+    }
+    put(std::move(best));
+    for (ProfiledNode& n : plan.nodes)
+      n.on_library = plan.kept == "greedy" || (plan.kept == "greedy, per node" && n.on_library);
   }
-  if (options.verbose)
-    fmt::print(stderr,
-               "vtc: greedy plan {:.4f} ms, all-physical {:.4f} ms on the device: kept {}\n",
-               plan.greedy_ms, plan.physical_ms, plan.kept_physical ? "all-physical" : "greedy");
+  if (!program->storage.virtual_values.empty()) {
+    Options physical_options = options;
+    physical_options.strategy = StrategyKind::none;
+    Built kept = take();
+    build(physical_options, progress);
+    progress.stage("timing the all-physical plan on the device");
+    plan.physical_ms = median_device_ms(*executor, *program);
+    plan.kept_physical = plan.physical_ms < kNoise * best_ms;
+    if (plan.kept_physical) {
+      plan.kept = "all-physical";
+      options.strategy = kept.options.strategy; // the strategy asked for; the program is none's
+    } else {
+      put(std::move(kept));
+    }
+  }
+  if (options.verbose) {
+    fmt::print(stderr, "vtc: greedy plan {:.4f} ms", plan.greedy_ms);
+    if (plan.vtc_kernels_ms > 0)
+      fmt::print(stderr, ", on vtc's kernels {:.4f}", plan.vtc_kernels_ms);
+    if (plan.per_node_ms > 0) fmt::print(stderr, ", per node {:.4f}", plan.per_node_ms);
+    if (plan.physical_ms > 0) fmt::print(stderr, ", all-physical {:.4f}", plan.physical_ms);
+    fmt::print(stderr, " ms on the device: kept {}\n", plan.kept);
+  }
   profiled = plan;
 }
 

@@ -15,12 +15,12 @@ bool openblas_available() {
   return VTC_OPENBLAS;
 }
 
-void choose_kernel_impls(KernelGraph& kg, LibraryMode mode) {
-  VTC_CHECK(mode != LibraryMode::always || openblas_available())
+void choose_kernel_impls(KernelGraph& kg, const LibraryChoice& choice) {
+  VTC_CHECK(!choice.uses(LibraryMode::always) || openblas_available())
       << "library mode 'always': vtc was built without OpenBLAS (libopenblas-dev)";
-  if (!openblas_available()) mode = LibraryMode::never;
   for (Kernel& k : kg.kernels) {
     k.impl = KernelImpl::vtc_template;
+    const LibraryMode mode = openblas_available() ? choice.of(k) : LibraryMode::never;
     if (mode == LibraryMode::never) continue;
     std::optional<LibraryGemm> g = library_gemm_form(k);
     // The epilogue runs as generated code: a kernel with an op the code generator has no

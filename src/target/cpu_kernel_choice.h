@@ -13,15 +13,17 @@
 #include <vector>
 
 #include "passes/kernel_graph.h"
+#include "target/library_choice.h"
 #include "vtc/options.h"
+
 namespace vtc {
 
 // Whether vtc was built where OpenBLAS is installed (the generated code then links it).
 bool openblas_available();
 
-// Sets Kernel::impl of every kernel of kg under `mode`. Without OpenBLAS, auto chooses the
-// templates and always is an error.
-void choose_kernel_impls(KernelGraph& kg, LibraryMode mode);
+// Sets Kernel::impl of every kernel of kg under its mode in `choice`. Without OpenBLAS, auto
+// chooses the templates and always is an error.
+void choose_kernel_impls(KernelGraph& kg, const LibraryChoice& choice);
 
 // The values kernel k must find physical because of its implementation: a library kernel's
 // matrix operands and output; none for a template kernel.

@@ -59,8 +59,8 @@ FuseOptions CpuTarget::fuse_options() const {
   return options;
 }
 
-void CpuTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const {
-  choose_kernel_impls(kg, mode);
+void CpuTarget::choose_implementations(KernelGraph& kg, const LibraryChoice& choice) const {
+  choose_kernel_impls(kg, choice);
 }
 
 std::vector<const Value*> CpuTarget::physical_operands(const Kernel& k) const {

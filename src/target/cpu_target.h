@@ -14,7 +14,7 @@ public:
   TargetKind kind() const override { return TargetKind::cpu; }
   bool compiles() const override { return true; }
   FuseOptions fuse_options() const override;
-  void choose_implementations(KernelGraph& kg, LibraryMode mode) const override;
+  void choose_implementations(KernelGraph& kg, const LibraryChoice& choice) const override;
   std::vector<const Value*> physical_operands(const Kernel& k) const override;
   bool generates_kernel(const Kernel& k) const override;
   bool generates_copy(const Node& n) const override;

@@ -271,15 +271,17 @@ bool cudnn_stages_input(const LibraryConvShape& s, const ConvLibraries& librarie
 
 } // namespace
 
-void CudaTarget::choose_implementations(KernelGraph& kg, LibraryMode mode) const {
-  VTC_CHECK(mode != LibraryMode::always || device::cudnn_available())
+void CudaTarget::choose_implementations(KernelGraph& kg, const LibraryChoice& choice) const {
+  VTC_CHECK(!choice.uses(LibraryMode::always) || device::cudnn_available())
       << "library mode 'always' on cuda: " << device::cudnn_unavailable_reason();
-  ConvLibraries libraries;
-  libraries.cudnn = mode != LibraryMode::never && device::cudnn_available();
-  libraries.cublaslt =
-      mode != LibraryMode::never && device::cublaslt_available() && pointwise_on_cublaslt();
+  ConvLibraries available;
+  available.cudnn = device::cudnn_available();
+  available.cublaslt = device::cublaslt_available() && pointwise_on_cublaslt();
   for (Kernel& k : kg.kernels) {
     k.impl = KernelImpl::vtc_template;
+    const LibraryMode mode = choice.of(k);
+    const ConvLibraries libraries =
+        mode == LibraryMode::never ? ConvLibraries{false, false} : available;
     if (!libraries.cudnn || !generates_kernel(k)) continue;
     std::optional<LibraryConvShape> form = library_conv_form(k);
     if (!form || bound(k.anchor->inputs[1])) continue;

@@ -26,7 +26,7 @@ public:
   TargetKind kind() const override { return TargetKind::cuda; }
   bool compiles() const override { return true; }
   FuseOptions fuse_options() const override;
-  void choose_implementations(KernelGraph& kg, LibraryMode mode) const override;
+  void choose_implementations(KernelGraph& kg, const LibraryChoice& choice) const override;
   // A library convolution's input and weights.
   std::vector<const Value*> physical_operands(const Kernel& k) const override;
   bool generates_kernel(const Kernel& k) const override;

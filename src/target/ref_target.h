@@ -11,7 +11,7 @@ public:
   TargetKind kind() const override { return TargetKind::ref; }
   bool compiles() const override { return false; }
   FuseOptions fuse_options() const override { return {}; }
-  void choose_implementations(KernelGraph&, LibraryMode) const override {}
+  void choose_implementations(KernelGraph&, const LibraryChoice&) const override {}
   std::vector<const Value*> physical_operands(const Kernel& k) const override;
   bool generates_kernel(const Kernel&) const override { return false; }
   bool generates_copy(const Node&) const override { return false; }

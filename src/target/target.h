@@ -18,6 +18,7 @@
 #include "jit/host_compiler.h"
 #include "passes/fusion.h"
 #include "passes/kernel_graph.h"
+#include "target/library_choice.h"
 #include "vtc/options.h"
 
 namespace vtc {
@@ -68,7 +69,7 @@ public:
   // What fusion may add on this target (a max pooling joining its convolution).
   virtual FuseOptions fuse_options() const = 0;
   // Sets Kernel::impl of every kernel (template or library), before any strategy runs.
-  virtual void choose_implementations(KernelGraph& kg, LibraryMode mode) const = 0;
+  virtual void choose_implementations(KernelGraph& kg, const LibraryChoice& choice) const = 0;
   // The values kernel k must find physical because of its implementation.
   virtual std::vector<const Value*> physical_operands(const Kernel& k) const = 0;
   // Whether the target has code for a kernel / for a data-movement node left as a copy; the

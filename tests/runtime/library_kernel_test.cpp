@@ -3,7 +3,9 @@
 // (Options::library "always") and on the template ("never") agree with the reference
 // interpreter; strategies none, type1 and greedy stay bitwise equal with library kernels;
 // a library kernel's operands stay physical under greedy where the template's would not; the
-// program names the library in its steps and links it.
+// program names the library in its steps and links it; per-node modes override the mode; a
+// node's time in a plan counts the copies that feed only its step, and the profiled per-node
+// choice takes vtc's kernel only where it is faster by more than the margin.
 #include <fstream>
 
 #include "frontend/onnx_import.h"
@@ -12,6 +14,7 @@
 #include "ref/compare.h"
 #include "ref/interpreter.h"
 #include "ref/random_inputs.h"
+#include "runtime/library_profile.h"
 #include "runtime/lowering.h"
 #include "runtime_test_util.h"
 #include "strategy/strategy.h"
@@ -187,6 +190,95 @@ TEST_F(LibraryKernels, LibraryOperandsStayPhysicalUnderGreedy) {
   };
   EXPECT_FALSE(transposed("always")); // OpenBLAS reads the transposed copy
   EXPECT_TRUE(transposed("never"));   // the template reads x through the Transpose's mapping
+}
+
+TEST_F(LibraryKernels, PerNodeModesOverrideTheLibraryMode) {
+  Graph g = import_onnx_bytes(matmul_model().bytes(), ".", "matmul.onnx");
+  canonicalize(g);
+  Options o;
+  o.library = LibraryMode::always;
+  o.library_nodes = {{"proj", LibraryMode::never}};
+  KernelPlan plan = plan_kernels(g, o);
+  int anchors = 0;
+  for (const Kernel& k : plan.kg.kernels) {
+    if (!k.anchor || k.anchor->op != "MatMul") continue;
+    ++anchors;
+    EXPECT_EQ(k.impl,
+              k.anchor->name == "proj" ? KernelImpl::vtc_template : KernelImpl::openblas_sgemm)
+        << k.anchor->name;
+  }
+  EXPECT_EQ(anchors, 3);
+  o.library_nodes = {{"no_such_node", LibraryMode::never}};
+  try {
+    plan_kernels(g, o);
+    ADD_FAILURE() << "a mode for a node no kernel is built around was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'no_such_node'"), std::string::npos) << e.what();
+  }
+}
+
+// The greedy program of matmul_model under `library`, lowered on cpu.
+Program lowered(const Graph& g, LibraryMode library) {
+  Options o;
+  o.library = library;
+  return lower_for_target(g, o);
+}
+
+int step_of(const Program& p, const std::string& name_part) {
+  for (size_t s = 0; s < p.steps.size(); ++s)
+    if (p.steps[s].name.find(name_part) != std::string::npos) return int(s);
+  return -1;
+}
+
+TEST_F(LibraryKernels, NodeTimesCountTheCopiesThatFeedOnlyTheirStep) {
+  Graph g = import_onnx_bytes(matmul_model().bytes(), ".", "matmul.onnx");
+  canonicalize(g);
+  const Program library = lowered(g, LibraryMode::always);
+  const Program own = lowered(g, LibraryMode::never);
+  const std::vector<std::pair<std::string, std::string>> nodes = library_nodes(library);
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes[0].second, kernel_impl_name(KernelImpl::openblas_sgemm));
+  EXPECT_TRUE(library_nodes(own).empty());
+
+  // Step s takes 2^s ms, so each sum names the steps in it.
+  auto powers = [](const Program& p) {
+    std::vector<double> ms;
+    for (size_t s = 0; s < p.steps.size(); ++s)
+      ms.push_back(double(1 << s));
+    return ms;
+  };
+  const int transpose = step_of(library, "copy Transpose 'to_rows'");
+  const int proj = step_of(library, "[MatMul 'proj'");
+  ASSERT_GE(transpose, 0) << print_program(library); // OpenBLAS reads the transposed copy
+  ASSERT_GE(proj, 0);
+  EXPECT_EQ(node_ms(library, powers(library), "proj"), double((1 << transpose) + (1 << proj)));
+  const int batched = step_of(library, "[MatMul 'batched'");
+  EXPECT_EQ(node_ms(library, powers(library), "batched"), double(1 << batched));
+  EXPECT_EQ(step_of(own, "copy Transpose"), -1); // vtc's kernel reads through the mapping
+  EXPECT_EQ(node_ms(own, powers(own), "proj"), double(1 << step_of(own, "[MatMul 'proj'")));
+  EXPECT_EQ(node_ms(own, powers(own), "no_such_node"), 0.0);
+
+  // vtc's kernel 10 % faster on proj, 2 % on batched, slower on column: with a 5 % margin
+  // only proj leaves the library.
+  std::vector<double> library_ms(library.steps.size(), 0.0), own_ms(own.steps.size(), 0.0);
+  library_ms[size_t(transpose)] = 0.5;
+  library_ms[size_t(proj)] = 0.5;
+  library_ms[size_t(batched)] = 1.0;
+  library_ms[size_t(step_of(library, "[MatMul 'column'"))] = 1.0;
+  own_ms[size_t(step_of(own, "[MatMul 'proj'"))] = 0.9;
+  own_ms[size_t(step_of(own, "[MatMul 'batched'"))] = 0.98;
+  own_ms[size_t(step_of(own, "[MatMul 'column'"))] = 1.5;
+  const std::vector<ProfiledNode> timed = compare_nodes(library, library_ms, own, own_ms, 0.05);
+  ASSERT_EQ(timed.size(), 3u);
+  std::map<std::string, bool> on_library;
+  for (const ProfiledNode& n : timed)
+    on_library[n.node] = n.on_library;
+  EXPECT_FALSE(on_library.at("proj"));
+  EXPECT_TRUE(on_library.at("batched"));
+  EXPECT_TRUE(on_library.at("column"));
+  const std::map<std::string, LibraryMode> modes = vtc_kernel_modes(timed);
+  ASSERT_EQ(modes.size(), 1u);
+  EXPECT_EQ(modes.at("proj"), LibraryMode::never);
 }
 
 TEST(LibraryModeNames, ParseWhatTheCliAccepts) {

@@ -213,7 +213,12 @@ void Session::Impl::keep_faster_plan(jit::Progress& progress) {
   constexpr double kNoise = 0.98, kNodeMargin = 0.05;
   ProfiledPlan plan;
   PlanTiming timing;
-  const bool by_node = !library_nodes(*program).empty();
+  // Nodes the rule put on a library, unless the caller chose the mode (Options::library not
+  // auto, or the node pinned in library_nodes).
+  bool by_node = false;
+  if (options.library == LibraryMode::automatic)
+    for (const auto& [node, library] : library_nodes(*program))
+      by_node |= !options.library_nodes.count(node);
   if (by_node) timing.step_runs = 10;
   progress.stage("timing the greedy plan on the device");
   const PlanTimes greedy = time_plan(*executor, *program, timing);
@@ -224,13 +229,14 @@ void Session::Impl::keep_faster_plan(jit::Progress& progress) {
     const Options rule = best.options;
     Options own = rule;
     own.library = LibraryMode::never;
-    own.library_nodes.clear();
     build(own, progress);
     progress.stage("timing the plan on vtc's kernels on the device");
     const PlanTimes vtc_times = time_plan(*executor, *program, timing);
     plan.vtc_kernels_ms = vtc_times.ms;
     plan.nodes =
         compare_nodes(*best.program, greedy.step_ms, *program, vtc_times.step_ms, kNodeMargin);
+    std::erase_if(plan.nodes,
+                  [&](const ProfiledNode& n) { return rule.library_nodes.count(n.node); });
     Built vtc_plan = take();
     const std::map<std::string, LibraryMode> modes = vtc_kernel_modes(plan.nodes);
     if (!modes.empty() && modes.size() < plan.nodes.size()) {

@@ -212,7 +212,8 @@ nlohmann::json profiled_json(const Session& s) {
           {"vtc_kernels_ms", p->vtc_kernels_ms},
           {"per_node_ms", p->per_node_ms},
           {"kept", p->kept},
-          {"nodes", nodes}};
+          {"nodes", nodes},
+          {"from_cache", p->from_cache}};
 }
 
 // The profiled choice of the greedy plan: the plans timed, and each library node against

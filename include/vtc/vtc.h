@@ -78,6 +78,9 @@ struct ProfiledPlan {
   // "greedy", "greedy, vtc's kernels", "greedy, per node" or "all-physical".
   std::string kept = "greedy";
   bool kept_physical = false;
+  // The choice was read from the compile cache (made by an earlier session of the same
+  // program on the same device), not timed now.
+  bool from_cache = false;
 };
 
 class Session {

@@ -21,6 +21,7 @@
 #include "runtime/library_profile.h"
 #include "runtime/lowering.h"
 #include "runtime/plan_timing.h"
+#include "runtime/profile_cache.h"
 #include "runtime/program_runner.h"
 #include "target/target.h"
 
@@ -211,6 +212,18 @@ void Session::Impl::build(const Options& o, jit::Progress& progress) {
 // times the all-physical program of the same implementations and keeps it when faster.
 void Session::Impl::keep_faster_plan(jit::Progress& progress) {
   constexpr double kNoise = 0.98, kNodeMargin = 0.05;
+  const jit::CompileOptions compile = target_for(options.target).compile_options(options);
+  const std::string key = profile_key(unit->source, compile.include_dirs, options);
+  if (std::optional<ProfiledPlan> stored = read_profile(compile.cache_dir, key)) {
+    const Options kept = kept_options(options, *stored);
+    if (kept.library_nodes != options.library_nodes || kept.strategy != options.strategy) {
+      const StrategyKind asked = options.strategy;
+      build(kept, progress);
+      options.strategy = asked; // the strategy asked for, whichever program was kept
+    }
+    profiled = std::move(stored);
+    return;
+  }
   ProfiledPlan plan;
   PlanTiming timing;
   // Nodes the rule put on a library, unless the caller chose the mode (Options::library not
@@ -283,6 +296,7 @@ void Session::Impl::keep_faster_plan(jit::Progress& progress) {
     if (plan.physical_ms > 0) fmt::print(stderr, ", all-physical {:.4f}", plan.physical_ms);
     fmt::print(stderr, " ms on the device: kept {}\n", plan.kept);
   }
+  write_profile(compile.cache_dir, key, plan);
   profiled = plan;
 }
 

@@ -135,12 +135,27 @@ void resample_row_lanes(const In& in, int64_t outer, const double* outer_weight,
     Index<R> i = outer_index[c];
     i[R - 1] = 0;
     const auto* row = in.ptr(i);
-    for (int64_t k = 0; k < in_w; ++k)
-      row_values[k] = double(to_compute(row[k]));
-    for (int64_t k = in_w; k < 16; ++k)
-      row_values[k] = 0;
-    // Rows of up to 16 values are picked from two registers by a permute, longer ones gathered.
-    const __m512d lo = _mm512_loadu_pd(row_values), hi = _mm512_loadu_pd(row_values + 8);
+    // Rows of up to 16 values are picked from two registers by a permute, longer ones gathered
+    // from row_values. A float row of up to 16 goes straight into the registers (widened by
+    // instruction, exactly): scalar stores read back as vectors stall the load on every row.
+    __m512d lo, hi;
+    if constexpr (std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(row)>>, float>) {
+      if (in_w <= 16) {
+        const __mmask16 live = __mmask16((uint32_t(1) << in_w) - 1);
+        const __m512 values = _mm512_maskz_loadu_ps(live, row);
+        lo = _mm512_cvtps_pd(_mm512_castps512_ps256(values));
+        hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(values), 1)));
+      }
+    }
+    if (!std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(row)>>, float> ||
+        in_w > 16) {
+      for (int64_t k = 0; k < in_w; ++k)
+        row_values[k] = double(to_compute(row[k]));
+      for (int64_t k = in_w; k < 16; ++k)
+        row_values[k] = 0;
+      lo = _mm512_loadu_pd(row_values);
+      hi = _mm512_loadu_pd(row_values + 8);
+    }
     const __m512d ow = _mm512_set1_pd(outer_weight[c]);
     for (int64_t x = 0; x < w8; x += 8) {
       __m512d a = _mm512_loadu_pd(acc + x);

@@ -44,7 +44,7 @@ warm)
   wait
   # The profiled choices vtc made while the warm-ups shared the GPU are dropped: the timed runs
   # make them again, alone on it (and keep them for later runs).
-  rm -rf "$cache/profiles"
+  rm -rf "$cache/vtc/profiles"
   failed=$(grep -l "Traceback" "$out"/warm/*.log 2>/dev/null | tr '\n' ' ')
   echo "run_all: warm-ups done in $((SECONDS - start)) s${failed:+; failed: $failed}"
   ;;

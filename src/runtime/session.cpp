@@ -93,7 +93,8 @@ struct Session::Impl {
   void keep_faster_plan(jit::Progress& progress);
   Built take();
   void put(Built b);
-  // Lowers the graph under `o` and loads it as the session's plan.
+  // Lowers the graph under `o` and loads it as the session's plan (the session holding none:
+  // take() the one it has first).
   void build(const Options& o, jit::Progress& progress);
   void init_reference();
   void init_program(Program p, std::optional<TranslationUnit> unit,
@@ -198,6 +199,10 @@ void Session::Impl::put(Built b) {
 }
 
 void Session::Impl::build(const Options& o, jit::Progress& progress) {
+  // A plan held is taken first (take()): init_program appends to inputs and outputs, and a
+  // runner must go with the program it reads.
+  VTC_CHECK(!executor && !program && inputs.empty() && outputs.empty())
+      << "a session's plan rebuilt while it still holds one";
   options = o;
   progress.stage(std::string("choosing the ") + strategy_kind_name(o.strategy) + " strategy");
   Program p = lower_for_target(*graph, o);
@@ -218,6 +223,7 @@ void Session::Impl::keep_faster_plan(jit::Progress& progress) {
     const Options kept = kept_options(options, *stored);
     if (kept.library_nodes != options.library_nodes || kept.strategy != options.strategy) {
       const StrategyKind asked = options.strategy;
+      const Built rule = take(); // init_program appends to the (then empty) inputs and outputs
       build(kept, progress);
       options.strategy = asked; // the strategy asked for, whichever program was kept
     }

@@ -78,7 +78,8 @@ struct Session::Impl {
   int64_t constant_bytes = 0;
   std::optional<ProfiledPlan> profiled;
 
-  // A compiled plan and what a session holds of it, moved out while another is timed.
+  // A compiled plan and what a session holds of it, moved out while another is timed. Its
+  // runner reads its program and unit: it goes first, when one is destroyed or replaced.
   struct Built {
     Options options;
     std::unique_ptr<Program> program;
@@ -86,6 +87,20 @@ struct Session::Impl {
     std::unique_ptr<ProgramRunner> executor;
     std::vector<TensorSpec> inputs, outputs;
     int64_t constant_bytes = 0;
+
+    Built() = default;
+    Built(Built&&) = default;
+    Built& operator=(Built&& other) noexcept {
+      executor.reset();
+      options = std::move(other.options);
+      program = std::move(other.program);
+      unit = std::move(other.unit);
+      executor = std::move(other.executor);
+      inputs = std::move(other.inputs);
+      outputs = std::move(other.outputs);
+      constant_bytes = other.constant_bytes;
+      return *this;
+    }
   };
 
   void check_donated() const;
@@ -180,8 +195,14 @@ bool Session::Impl::profiles() const {
 }
 
 Session::Impl::Built Session::Impl::take() {
-  Built b{options,           std::move(program), std::move(unit), std::move(executor),
-          std::move(inputs), std::move(outputs), constant_bytes};
+  Built b;
+  b.options = options;
+  b.executor = std::move(executor);
+  b.program = std::move(program);
+  b.unit = std::move(unit);
+  b.inputs = std::move(inputs);
+  b.outputs = std::move(outputs);
+  b.constant_bytes = constant_bytes;
   inputs.clear();
   outputs.clear();
   constant_bytes = 0;
@@ -189,6 +210,7 @@ Session::Impl::Built Session::Impl::take() {
 }
 
 void Session::Impl::put(Built b) {
+  const Built held = take(); // the plan the session had, destroyed runner first
   options = std::move(b.options);
   program = std::move(b.program);
   unit = std::move(b.unit);

@@ -216,26 +216,6 @@ nlohmann::json profiled_json(const Session& s) {
           {"from_cache", p->from_cache}};
 }
 
-// The profiled choice of the greedy plan: the plans timed, and each library node against
-// vtc's kernel.
-void print_profiled(const std::string& strategy, const ProfiledPlan& p) {
-  fmt::print(stderr, "bench: {}: profiled on the device: greedy plan {:.4f} ms", strategy,
-             p.greedy_ms);
-  if (p.vtc_kernels_ms > 0) fmt::print(stderr, ", on vtc's kernels {:.4f} ms", p.vtc_kernels_ms);
-  if (p.per_node_ms > 0) fmt::print(stderr, ", per node {:.4f} ms", p.per_node_ms);
-  if (p.physical_ms > 0) fmt::print(stderr, ", all-physical {:.4f} ms", p.physical_ms);
-  fmt::print(stderr, ", kept {}\n", p.kept);
-  if (p.nodes.empty()) return;
-  int kept_library = 0;
-  for (const ProfiledNode& n : p.nodes)
-    kept_library += n.on_library;
-  fmt::print(stderr, "bench: {}: {} of {} library nodes kept on the library (ms: library, vtc):\n",
-             strategy, kept_library, p.nodes.size());
-  for (const ProfiledNode& n : p.nodes)
-    fmt::print(stderr, "  {:<9} {:8.4f} {:8.4f}  {} {}\n", n.library, n.library_ms, n.vtc_ms,
-               n.on_library ? "library" : "vtc    ", n.node);
-}
-
 nlohmann::json strategy_json(const Measured& m) {
   const Session& s = *m.session;
   ProgramCounts c = count_steps(s);
@@ -359,7 +339,7 @@ int bench(const BenchArgs& args) {
     measure(m, inputs, args);
     fmt::print(stderr, "bench: {}: median {:.3f} ms (min {:.3f} ms)\n", strategy, m.median_ms,
                m.min_ms);
-    if (const auto p = m.session->profiled_plan()) print_profiled(strategy, *p);
+    if (const auto p = m.session->profiled_plan()) print_profiled(stderr, "bench: " + strategy, *p);
     runs.push_back(std::move(m));
   }
 

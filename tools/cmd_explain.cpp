@@ -2,7 +2,9 @@
 // decision (virtual read side, virtual write side, in place, or a copy), the mapping type and
 // the latency saving the cost model credited — with totals; then per kernel its
 // implementation (template, OpenBLAS, or the reference interpreter); and the points-to graph
-// as Graphviz text (--dot) or SVG drawn by the `dot` program (--svg).
+// as Graphviz text (--dot) or SVG drawn by the `dot` program (--svg). With --profile on cuda,
+// the plans are compiled and timed on the GPU and the profiled choice is shown: each library
+// node's time on the library and on vtc's kernel, and which won.
 #include <filesystem>
 #include <fstream>
 
@@ -26,6 +28,7 @@ struct ExplainArgs {
   Options options;
   std::string dot;
   std::string svg;
+  bool profile = false;
 };
 
 void write_file(const std::string& path, const std::string& text) {
@@ -36,6 +39,9 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 int explain(const ExplainArgs& args) {
+  VTC_CHECK(!args.profile || (args.options.target == TargetKind::cuda &&
+                              args.options.strategy == StrategyKind::greedy))
+      << "--profile: the profiled choice is made for strategy greedy on target cuda";
   ImportOptions import;
   import.dims = args.options.dims;
   Graph g = import_onnx_file(args.model, import);
@@ -46,6 +52,17 @@ int explain(const ExplainArgs& args) {
   fmt::print("{}", explain_text(s));
   fmt::print("kernels (library {}):\n{}", library_mode_name(args.options.library),
              kernel_impl_text(plan.kg));
+  if (args.profile) {
+    Options o = args.options;
+    o.profile = true;
+    Session session(args.model, o);
+    const std::optional<ProfiledPlan> p = session.profiled_plan();
+    if (p)
+      print_profiled(stdout, "explain", *p);
+    else
+      fmt::print("explain: nothing to profile: greedy made no tensor virtual and put no node on "
+                 "a library\n");
+  }
   if (args.dot.empty() && args.svg.empty()) return 0;
   std::string dot = points_to_dot(s);
   std::string dot_path = args.dot;
@@ -76,7 +93,13 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--donate", args->options.donate,
                   "graph inputs vtc may update in place (a KV cache)");
   add_library_option(cmd, args->options.library);
+  add_library_node_option(cmd, args->options.library_nodes);
   add_dims_option(cmd, args->options.dims);
+  cmd->add_option("--cache-dir", args->options.cache_dir,
+                  "with --profile: where compiled models are cached");
+  cmd->add_flag("--profile", args->profile,
+                "cuda, greedy: compile and time the plans on the GPU and show which "
+                "implementation each library node runs on and by how much it won");
   cmd->add_option("--dot", args->dot, "write the points-to graph as Graphviz text");
   cmd->add_option("--svg", args->svg, "draw the points-to graph as SVG with `dot`");
   cmd->callback([args, &exit_code] { exit_code = explain(*args); });

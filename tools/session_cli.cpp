@@ -179,4 +179,23 @@ ProgramCounts count_steps(const Session& s) {
   return c;
 }
 
+void print_profiled(std::FILE* to, const std::string& what, const ProfiledPlan& p) {
+  fmt::print(to, "{}: profiled on the device: greedy plan {:.4f} ms", what, p.greedy_ms);
+  if (p.vtc_kernels_ms > 0) fmt::print(to, ", on vtc's kernels {:.4f} ms", p.vtc_kernels_ms);
+  if (p.per_node_ms > 0) fmt::print(to, ", per node {:.4f} ms", p.per_node_ms);
+  if (p.physical_ms > 0) fmt::print(to, ", all-physical {:.4f} ms", p.physical_ms);
+  fmt::print(to, ", kept {}{}\n", p.kept,
+             p.from_cache ? " (the choice of an earlier session, from the cache)" : "");
+  if (p.nodes.empty()) return;
+  int kept_library = 0;
+  for (const ProfiledNode& n : p.nodes)
+    kept_library += n.on_library;
+  fmt::print(to, "{}: {} of {} library nodes kept on the library (ms: library, vtc's kernel):\n",
+             what, kept_library, p.nodes.size());
+  for (const ProfiledNode& n : p.nodes)
+    fmt::print(to, "  {:<9} {:8.4f} {:8.4f}  {:>+6.1f} %  {} {}\n", n.library, n.library_ms,
+               n.vtc_ms, n.library_ms > 0 ? 100.0 * (n.vtc_ms - n.library_ms) / n.library_ms : 0.0,
+               n.on_library ? "library" : "vtc    ", n.node);
+}
+
 } // namespace vtc::cli

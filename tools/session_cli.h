@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,11 @@ void add_session_flags(CLI::App* cmd, Options& options, bool strategy);
 CLI::Option* add_target_option(CLI::App* cmd, TargetKind& target, const std::string& help);
 CLI::Option* add_strategy_option(CLI::App* cmd, StrategyKind& strategy, const std::string& help);
 CLI::Option* add_library_option(CLI::App* cmd, LibraryMode& library);
+// The profiled choice of a greedy plan on the device, lines starting "WHAT: ": the plans'
+// medians, what was kept, and each library node's time on the library and on vtc's kernel
+// (the difference in percent) and which it runs on.
+void print_profiled(std::FILE* to, const std::string& what, const ProfiledPlan& p);
+
 // --library-node NODE=MODE (repeatable): Options::library_nodes.
 CLI::Option* add_library_node_option(CLI::App* cmd, std::map<std::string, LibraryMode>& nodes);
 

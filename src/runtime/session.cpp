@@ -67,6 +67,24 @@ void check_options(const Options& o) {
 
 } // namespace
 
+namespace {
+
+// Moves a compiled plan's parts (options, program, unit, runner, input and output specs,
+// constant bytes) from `from` to `to`, a Session::Impl or the plan it holds aside: the runner
+// `to` had goes first, before the program and unit it reads.
+template <typename To, typename From> void move_plan(To& to, From& from) {
+  to.executor.reset();
+  to.options = from.options;
+  to.program = std::move(from.program);
+  to.unit = std::move(from.unit);
+  to.executor = std::move(from.executor);
+  to.inputs = std::move(from.inputs);
+  to.outputs = std::move(from.outputs);
+  to.constant_bytes = from.constant_bytes;
+}
+
+} // namespace
+
 struct Session::Impl {
   Options options;
   std::unique_ptr<Graph> graph;
@@ -91,14 +109,7 @@ struct Session::Impl {
     Built() = default;
     Built(Built&&) = default;
     Built& operator=(Built&& other) noexcept {
-      executor.reset();
-      options = std::move(other.options);
-      program = std::move(other.program);
-      unit = std::move(other.unit);
-      executor = std::move(other.executor);
-      inputs = std::move(other.inputs);
-      outputs = std::move(other.outputs);
-      constant_bytes = other.constant_bytes;
+      move_plan(*this, other);
       return *this;
     }
   };
@@ -196,13 +207,7 @@ bool Session::Impl::profiles() const {
 
 Session::Impl::Built Session::Impl::take() {
   Built b;
-  b.options = options;
-  b.executor = std::move(executor);
-  b.program = std::move(program);
-  b.unit = std::move(unit);
-  b.inputs = std::move(inputs);
-  b.outputs = std::move(outputs);
-  b.constant_bytes = constant_bytes;
+  move_plan(b, *this);
   inputs.clear();
   outputs.clear();
   constant_bytes = 0;
@@ -210,14 +215,7 @@ Session::Impl::Built Session::Impl::take() {
 }
 
 void Session::Impl::put(Built b) {
-  const Built held = take(); // the plan the session had, destroyed runner first
-  options = std::move(b.options);
-  program = std::move(b.program);
-  unit = std::move(b.unit);
-  executor = std::move(b.executor);
-  inputs = std::move(b.inputs);
-  outputs = std::move(b.outputs);
-  constant_bytes = b.constant_bytes;
+  move_plan(*this, b);
 }
 
 void Session::Impl::build(const Options& o, jit::Progress& progress) {

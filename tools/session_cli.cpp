@@ -45,16 +45,27 @@ CLI::Option* add_library_option(CLI::App* cmd, LibraryMode& library) {
       ->default_str(library_mode_name(library));
 }
 
+namespace {
+
+// NAME and VALUE of a repeatable flag's NAME=VALUE argument `b`; an error naming `flag` and
+// the `form` expected when either side is empty.
+std::pair<std::string, std::string> split_binding(const std::string& b, const char* flag,
+                                                  const char* form) {
+  const size_t eq = b.find('=');
+  VTC_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < b.size())
+      << flag << " '" << b << "' is not of the form " << form;
+  return {b.substr(0, eq), b.substr(eq + 1)};
+}
+
+} // namespace
+
 CLI::Option* add_dims_option(CLI::App* cmd, std::map<std::string, int64_t>& dims) {
   return cmd
       ->add_option_function<std::vector<std::string>>(
           "--dim",
           [&dims](const std::vector<std::string>& bindings) {
             for (const std::string& b : bindings) {
-              const size_t eq = b.find('=');
-              VTC_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < b.size())
-                  << "--dim '" << b << "' is not of the form NAME=SIZE";
-              const std::string size = b.substr(eq + 1);
+              const auto [name, size] = split_binding(b, "--dim", "NAME=SIZE");
               size_t used = 0;
               int64_t v = -1;
               try {
@@ -64,7 +75,7 @@ CLI::Option* add_dims_option(CLI::App* cmd, std::map<std::string, int64_t>& dims
               }
               VTC_CHECK(used == size.size() && v >= 0)
                   << "--dim '" << b << "': the size must be a non-negative integer";
-              dims[b.substr(0, eq)] = v;
+              dims[name] = v;
             }
           },
           "NAME=SIZE: the size of a symbolic input dimension (repeatable)")
@@ -77,13 +88,12 @@ CLI::Option* add_library_node_option(CLI::App* cmd, std::map<std::string, Librar
           "--library-node",
           [&nodes](const std::vector<std::string>& bindings) {
             for (const std::string& b : bindings) {
-              const size_t eq = b.find('=');
-              VTC_CHECK(eq != std::string::npos && eq > 0)
-                  << "--library-node '" << b << "' is not of the form NODE=auto|never|always";
-              const std::optional<LibraryMode> mode = parse_library_mode(b.substr(eq + 1));
+              const auto [node, name] =
+                  split_binding(b, "--library-node", "NODE=auto|never|always");
+              const std::optional<LibraryMode> mode = parse_library_mode(name);
               VTC_CHECK(mode) << "--library-node '" << b
                               << "': the mode must be auto, never or always";
-              nodes[b.substr(0, eq)] = *mode;
+              nodes[node] = *mode;
             }
           },
           "NODE=MODE: the library mode of the kernel built around node NODE (a Conv or "

@@ -72,10 +72,12 @@ VTC_HD constexpr int64_t attention_chunks(const DecodeAttentionShape& s) {
 }
 
 // Partials [B][H][chunks][Dv + 2] floats, then a counter per (b, cache head); 0 with one chunk.
+VTC_HD constexpr int64_t attention_workspace_partial_bytes(const DecodeAttentionShape& s) {
+  return attention_chunks(s) == 1 ? 0 : s.batch * s.heads * attention_chunks(s) * (s.dv + 2) * 4;
+}
 VTC_HD constexpr int64_t attention_workspace_bytes(const DecodeAttentionShape& s) {
   if (attention_chunks(s) == 1) return 0;
-  return s.batch * s.heads * attention_chunks(s) * (s.dv + 2) * 4 +
-         s.batch * (s.heads / s.group) * 4;
+  return attention_workspace_partial_bytes(s) + s.batch * (s.heads / s.group) * 4;
 }
 
 // Shared memory: q [G][D], logits [G][chunk], per-slice sums [128 * 8 / 8][G][8] ... (4 KB a
@@ -100,9 +102,9 @@ struct AttentionWorkspace {
 
 VTC_HD inline AttentionWorkspace attention_workspace(void* base, const DecodeAttentionShape& s) {
   float* partial = static_cast<float*>(base);
-  return AttentionWorkspace{
-      partial,
-      reinterpret_cast<unsigned*>(partial + s.batch * s.heads * attention_chunks(s) * (s.dv + 2))};
+  return AttentionWorkspace{partial,
+                            reinterpret_cast<unsigned*>(static_cast<unsigned char*>(base) +
+                                                        attention_workspace_partial_bytes(s))};
 }
 
 } // namespace vtc::kernels

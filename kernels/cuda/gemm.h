@@ -84,9 +84,14 @@ VTC_HD constexpr int64_t gemm_f32_small_splits(const GemmShape& s, int64_t k_spl
   return max64(1, cdiv(s.k, max64(k_split, 1)));
 }
 // Partial sums [batch][splits][m * n] floats, then a counter per batch; 0 without split-K.
+VTC_HD constexpr int64_t gemm_f32_small_workspace_partial_bytes(const GemmShape& s,
+                                                                int64_t k_split) {
+  const int64_t splits = gemm_f32_small_splits(s, k_split);
+  return splits == 1 ? 0 : s.batch * splits * s.m * s.n * 4;
+}
 VTC_HD constexpr int64_t gemm_f32_small_workspace_bytes(const GemmShape& s, int64_t k_split) {
   const int64_t splits = gemm_f32_small_splits(s, k_split);
-  return splits == 1 ? 0 : s.batch * splits * s.m * s.n * 4 + s.batch * 4;
+  return splits == 1 ? 0 : gemm_f32_small_workspace_partial_bytes(s, k_split) + s.batch * 4;
 }
 
 // gemm_f32_skinny: K and one of M and N at most 32 (the short side), the other long. A
@@ -379,7 +384,8 @@ __device__ void gemm_f32_small(Out out, A a, B b, void* ws, GemmShape s, int64_t
   const int64_t splits = gemm_f32_small_splits(s, k_split), split = blockIdx.y;
   const int64_t k_begin = split * k_split, k_end = min64(K, k_begin + k_split);
   float* partial = static_cast<float*>(ws);
-  unsigned* counters = reinterpret_cast<unsigned*>(partial + s.batch * splits * M * N);
+  unsigned* counters = reinterpret_cast<unsigned*>(
+      static_cast<unsigned char*>(ws) + gemm_f32_small_workspace_partial_bytes(s, k_split));
   __shared__ bool last_split;
   for (int64_t bi = blockIdx.z; bi < s.batch; bi += gridDim.z) {
     float acc = 0.0f;

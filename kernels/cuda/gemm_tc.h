@@ -162,9 +162,12 @@ VTC_HD constexpr Launch gemm_tc_launch(const TcPlan& p) {
 
 // Split-K workspace: the runs' partial tiles (f32, [batch][split][m][n]) and a counter per
 // output tile; zero when first used, and the kernel leaves the counters at zero.
+VTC_HD constexpr int64_t gemm_tc_workspace_partial_bytes(const TcPlan& p) {
+  return p.splits == 1 ? 0 : p.batch * p.splits * p.m * p.n * 4;
+}
 VTC_HD constexpr int64_t gemm_tc_workspace_bytes(const TcPlan& p) {
   if (p.splits == 1) return 0;
-  return p.batch * p.splits * p.m * p.n * 4 + p.batch * tc_tiles_m(p) * tc_tiles_n(p) * 4;
+  return gemm_tc_workspace_partial_bytes(p) + p.batch * tc_tiles_m(p) * tc_tiles_n(p) * 4;
 }
 
 struct TcWorkspace {
@@ -173,8 +176,8 @@ struct TcWorkspace {
 };
 VTC_HD inline TcWorkspace tc_workspace(void* base, const TcPlan& p) {
   float* partial = static_cast<float*>(base);
-  return TcWorkspace{partial, reinterpret_cast<unsigned*>(
-                                  partial + (p.splits > 1 ? p.batch * p.splits * p.m * p.n : 0))};
+  return TcWorkspace{partial, reinterpret_cast<unsigned*>(static_cast<unsigned char*>(base) +
+                                                          gemm_tc_workspace_partial_bytes(p))};
 }
 
 } // namespace vtc::kernels

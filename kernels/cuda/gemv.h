@@ -63,10 +63,14 @@ VTC_HD constexpr int64_t gemv_panels(const GemvShape& s) {
 }
 
 // Partial sums [batch][splits][m][n] floats, then a counter per (batch, panel); 0 without
-// split-K.
+// split-K. The partial sums are written before they are read; the counters start and are left
+// zero (gemv_workspace_partial_bytes is where they begin).
+VTC_HD constexpr int64_t gemv_workspace_partial_bytes(const GemvShape& s) {
+  return gemv_splits(s) == 1 ? 0 : s.batch * gemv_splits(s) * s.m * s.n * 4;
+}
 VTC_HD constexpr int64_t gemv_workspace_bytes(const GemvShape& s) {
   if (gemv_splits(s) == 1) return 0;
-  return s.batch * gemv_splits(s) * s.m * s.n * 4 + s.batch * gemv_panels(s) * 4;
+  return gemv_workspace_partial_bytes(s) + s.batch * gemv_panels(s) * 4;
 }
 
 VTC_HD constexpr Launch gemv_launch(const GemvShape& s) {
@@ -87,8 +91,8 @@ struct GemvWorkspace {
 // The workspace as the kernel sees it, from its base address.
 VTC_HD inline GemvWorkspace gemv_workspace(void* base, const GemvShape& s) {
   float* partial = static_cast<float*>(base);
-  return GemvWorkspace{partial,
-                       reinterpret_cast<unsigned*>(partial + s.batch * gemv_splits(s) * s.m * s.n)};
+  return GemvWorkspace{partial, reinterpret_cast<unsigned*>(static_cast<unsigned char*>(base) +
+                                                            gemv_workspace_partial_bytes(s))};
 }
 
 } // namespace vtc::kernels

@@ -183,6 +183,7 @@ std::vector<KernelCall> attention_calls(KernelContext& c) {
                        shape, params, mask}};
       call.launch = kernel.launch;
       call.workspace_bytes = kernels::attention_workspace_bytes(s);
+      call.workspace_partial_bytes = kernels::attention_workspace_partial_bytes(s);
       return {call};
     }
     const kernels::PrefillAttentionShape s = cuda_prefill_shape(*p);

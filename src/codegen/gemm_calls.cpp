@@ -85,6 +85,7 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
                     {C.init, A.init, B.init, "gemv_workspace(ws, " + shape + ")", shape}};
     call.launch = on_tc ? kernels::gemv_tc_launch(gs) : kernels::gemv_launch(gs);
     call.workspace_bytes = kernels::gemv_workspace_bytes(gs);
+    call.workspace_partial_bytes = kernels::gemv_workspace_partial_bytes(gs);
     return call;
   }
   if (tc)
@@ -99,6 +100,8 @@ KernelCall cuda_product(const Acc& C, const Acc& A, const Acc& B, DType ta, DTyp
                     {C.init, A.init, B.init, "ws", shape, std::to_string(k_split)}};
     call.launch = kernels::gemm_f32_small_launch(product, k_split);
     call.workspace_bytes = kernels::gemm_f32_small_workspace_bytes(product, k_split);
+    call.workspace_partial_bytes =
+        kernels::gemm_f32_small_workspace_partial_bytes(product, k_split);
     return call;
   }
   const bool skinny = !before && kernels::gemm_f32_skinny_fits(product);
@@ -245,6 +248,7 @@ KernelCall tc_call(const std::string& function, std::vector<std::string> operand
   KernelCall call{function, {std::to_string(p.bm), std::to_string(p.bn)}, std::move(operands)};
   call.launch = kernels::gemm_tc_launch(p);
   call.workspace_bytes = kernels::gemm_tc_workspace_bytes(p);
+  call.workspace_partial_bytes = kernels::gemm_tc_workspace_partial_bytes(p);
   return call;
 }
 

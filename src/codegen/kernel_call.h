@@ -34,9 +34,12 @@ struct KernelCall {
   std::string guard;
   // Where the call is a GPU kernel of its own (Dialect::entry_per_call): its grid, block and
   // dynamic shared memory (the kernel's *_launch of its shape), and the bytes of zeroed
-  // workspace it is given as `ws` (split-K partial sums and counters; 0: none).
+  // workspace it is given as `ws` (split-K partial sums and counters; 0: none): the first
+  // workspace_partial_bytes it writes before it reads them, the rest are counters that start
+  // and are left zero, so launches one after another may share them.
   std::optional<kernels::Launch> launch;
   int64_t workspace_bytes = 0;
+  int64_t workspace_partial_bytes = 0;
   // Its `ws` is the executor's staging buffer instead (a library convolution's input, written
   // here and read by the library call after it).
   bool writes_staging = false;

@@ -157,10 +157,14 @@ TranslationUnit generate_translation_unit(const Program& p, const Dialect& diale
     for (size_t c = 0; c < code.calls.size(); ++c) {
       const KernelCall& call = code.calls[c];
       if (call.library_conv) {
-        tu.launches[s].push_back({"", *call.launch, 0, call.library_conv});
+        tu.launches[s].push_back({"", *call.launch, 0, 0, call.library_conv});
         continue;
       }
-      DeviceLaunch launch{name + "_" + std::to_string(c), *call.launch, call.workspace_bytes, {}};
+      DeviceLaunch launch{name + "_" + std::to_string(c),
+                          *call.launch,
+                          call.workspace_bytes,
+                          call.workspace_partial_bytes,
+                          {}};
       launch.writes_staging = call.writes_staging;
       if (fresh) {
         tu.entry_texts.push_back(

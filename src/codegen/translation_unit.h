@@ -24,6 +24,7 @@ struct DeviceLaunch {
   std::string entry;
   kernels::Launch launch;
   int64_t workspace_bytes = 0;
+  int64_t workspace_partial_bytes = 0; // KernelCall::workspace_partial_bytes
   std::optional<LibraryConvCall> library_conv;
   // `ws` is the executor's staging buffer (KernelCall::writes_staging), which the library
   // convolution launched next reads.

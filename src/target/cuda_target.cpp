@@ -21,6 +21,7 @@
 #include "passes/merge_matmuls.h"
 #include "target/cuda_layouts.h"
 #include "target/cuda_unit_compiler.h"
+#include "target/shared_workspace.h"
 #include "vtc/error.h"
 
 namespace vtc {
@@ -51,13 +52,14 @@ bool computes_in_float(const Kernel& k) {
   return false;
 }
 
-// One kernel of a step: its function, launch, workspace and the step's site table; or a library
-// convolution (`conv`, the index of its plan) reading buffers `x` and `w` of the host table into
-// the unit's scratch, which the step's next kernel gets as its workspace.
+// One kernel of a step: its function, launch, workspace (an offset into the unit's shared
+// workspace, -1 for none) and the step's site table; or a library convolution (`conv`, the index
+// of its plan) reading buffers `x` and `w` of the host table into the unit's scratch, which the
+// step's next kernel gets as its workspace.
 struct LoadedLaunch {
   CUfunction function = nullptr;
   kernels::Launch launch;
-  device::DeviceBuffer workspace;
+  int64_t workspace = -1;
   CUdeviceptr site = 0;
   int conv = -1;
   int x = -1, w = -1;          // a library call's buffers; x -1: it reads the staging buffer
@@ -113,6 +115,8 @@ public:
     steps_.resize(unit.launches.size());
     sites_.resize(unit.launches.size());
     size_t scratch_bytes = 0, conv_workspace_bytes = 0, staging_bytes = 0;
+    std::vector<WorkspaceNeed> needs;
+    std::vector<std::pair<size_t, size_t>> needed_by; // (step, launch) of each need
     for (size_t s = 0; s < unit.launches.size(); ++s) {
       if (s < unit.sites.size() && !unit.sites[s].empty()) {
         const std::vector<int64_t>& table = unit.sites[s];
@@ -151,15 +155,20 @@ public:
         loaded.launch = l.launch;
         if (l.launch.smem_bytes > 48 * 1024)
           module.set_max_dynamic_shared(loaded.function, l.launch.smem_bytes);
-        if (l.workspace_bytes > 0) {
-          loaded.workspace = device::DeviceBuffer(size_t(l.workspace_bytes));
-          loaded.workspace.zero();
-        }
         loaded.site = sites_[s].ptr();
         steps_[s].push_back(std::move(loaded));
+        if (l.workspace_bytes > 0) {
+          needs.push_back({l.workspace_bytes, l.workspace_partial_bytes});
+          needed_by.emplace_back(s, steps_[s].size() - 1);
+        }
       }
       VTC_CHECK(!after_conv) << "step " << s << ": a library convolution without its epilogue";
     }
+    const SharedWorkspace shared = share_workspaces(needs);
+    for (size_t i = 0; i < needs.size(); ++i)
+      steps_[needed_by[i].first][needed_by[i].second].workspace = shared.offsets[i];
+    workspace_ = device::DeviceBuffer(size_t(shared.bytes));
+    workspace_.zero();
     scratch_ = device::DeviceBuffer(scratch_bytes);
     conv_workspace_ = device::DeviceBuffer(conv_workspace_bytes);
     staging_ = device::DeviceBuffer(staging_bytes);
@@ -184,12 +193,9 @@ public:
   }
 
   int64_t workspace_bytes() const override {
-    size_t bytes = scratch_.size() + conv_workspace_.size() + staging_.size();
+    size_t bytes = scratch_.size() + conv_workspace_.size() + staging_.size() + workspace_.size();
     for (const std::unique_ptr<device::ConvPlan>& plan : conv_plans_.plans)
       bytes += plan->prepared_bytes();
-    for (const std::vector<LoadedLaunch>& step : steps_)
-      for (const LoadedLaunch& l : step)
-        bytes += l.workspace.size();
     return int64_t(bytes);
   }
 
@@ -206,7 +212,8 @@ public:
       void* table = const_cast<void**>(args.buffers);
       CUdeviceptr ws = l.reads_scratch    ? scratch_.ptr()
                        : l.writes_staging ? staging_.ptr()
-                                          : l.workspace.ptr();
+                       : l.workspace >= 0 ? workspace_.ptr() + CUdeviceptr(l.workspace)
+                                          : CUdeviceptr(0);
       void* params[] = {&table, &l.site, &ws};
       device::launch_kernel(l.function, l.launch.grid, l.launch.block, l.launch.smem_bytes,
                             static_cast<CUstream>(args.stream), params,
@@ -241,6 +248,8 @@ private:
   // Shared by every library convolution (steps run one after another on the stream): the raw
   // product its epilogue reads, the library's workspace, and the input its prologue stages.
   device::DeviceBuffer scratch_, conv_workspace_, staging_;
+  // Every generated kernel's split-K or split-KV workspace (share_workspaces).
+  device::DeviceBuffer workspace_;
 };
 
 } // namespace

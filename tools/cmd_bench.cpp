@@ -196,6 +196,14 @@ int64_t bound_bytes(const Session& s) {
   return bytes;
 }
 
+// The workspace's parts by what holds them (names as Session::workspace_parts gives them).
+nlohmann::json workspace_parts_json(const Session& s) {
+  nlohmann::json parts = nlohmann::json::object();
+  for (const auto& [what, bytes] : s.workspace_parts())
+    parts[what] = bytes;
+  return parts;
+}
+
 // The profiled choice of the greedy plan (Options::profile), null where none was made.
 nlohmann::json profiled_json(const Session& s) {
   const std::optional<ProfiledPlan> p = s.profiled_plan();
@@ -234,6 +242,7 @@ nlohmann::json strategy_json(const Measured& m) {
           {"arena_bytes", s.peak_bytes()},
           {"constant_bytes", s.constant_bytes()},
           {"workspace_bytes", s.workspace_bytes()},
+          {"workspace_parts", workspace_parts_json(s)},
           {"bound_bytes", bound_bytes(s)},
           {"steps", c.steps},
           {"copies", c.copies},
@@ -330,6 +339,15 @@ int bench(const BenchArgs& args) {
                "ready in {:.2f} s (compiler {:.2f} s)\n",
                strategy, c.steps, c.copies, c.interpreted, megabytes(m.session->peak_bytes()),
                m.ready_s, m.session->compile_seconds());
+    if (m.session->workspace_bytes() > 0) {
+      std::string parts;
+      for (const auto& [what, bytes] : m.session->workspace_parts())
+        if (bytes > 0)
+          parts += fmt::format("{}{} {} MB", parts.empty() ? "" : ", ", what,
+                               megabytes(bytes));
+      fmt::print(stderr, "bench: {}: workspace {} MB ({})\n", strategy,
+                 megabytes(m.session->workspace_bytes()), parts);
+    }
     if (!have_inputs) {
       inputs = model_inputs(m.session->inputs(), args.inputs, args.seed);
       have_inputs = true;

@@ -161,6 +161,10 @@ def notes_lines(entries: list[dict]) -> list[str]:
                           if v is not None)
         if peaks:
             lines.append(f"  peak MB: {peaks}")
+        parts = e["systems"].get("vtc_greedy", {}).get("workspace_parts") or {}
+        held = ", ".join(f"{what} {b / 1e6:.1f}" for what, b in parts.items() if b > 0)
+        if held:
+            lines.append(f"  vtc greedy workspace MB: {held}")
         rows = e.get("breakdown") or []
         if rows:
             lines.append("  vtc greedy, slowest steps: ms  share  GB/s (of copy)  "

@@ -36,6 +36,7 @@ def vtc_system(vtc: dict | None, strategy: str, reason: str | None) -> dict:
             "peak_bytes": peak, "arena_bytes": s["arena_bytes"],
             "constant_bytes": s["constant_bytes"], "bound_bytes": s["bound_bytes"],
             "workspace_bytes": s.get("workspace_bytes", 0),
+            "workspace_parts": s.get("workspace_parts", {}),
             "steps": s["steps"], "copies": s["copies"], "interpreted": s["interpreted"],
             "ready_s": s["ready_s"], "compile_s": s["compile_s"],
             "rounds_ms": s.get("rounds_ms", [s["median_ms"]])}

@@ -273,6 +273,26 @@ class MergeTest(unittest.TestCase):
             with open(os.path.join(out, "gpu-bench.png"), "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
+    def test_workspace_parts_in_the_details(self):
+        vtc = vtc_json()
+        vtc["strategies"]["greedy"]["workspace_bytes"] = 3_000_000
+        vtc["strategies"]["greedy"]["workspace_parts"] = {
+            "split-K partial sums": 2_000_000, "library products": 1_000_000,
+            "library workspace": 0}
+        r = record.case_record(Case("yolo11n", "full", "f16", 16), None, vtc, None,
+                               peers_json(torch_eager=peer(2.0)), None, floor.FloorBytes(1, 1, 1))
+        self.assertEqual(r["systems"]["vtc_greedy"]["peak_bytes"], 10_000_000)
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "r"))
+            with open(os.path.join(d, "r", "run.json"), "w") as f:
+                json.dump(self.run_doc("t1", [r]), f)
+            out = os.path.join(d, "out")
+            self.assertEqual(merge.main([os.path.join(d, "r"), "--out", out, "--quiet"]), 0)
+            with open(os.path.join(out, "gpu-bench.txt")) as f:
+                text = f.read()
+        self.assertIn("  vtc greedy workspace MB: split-K partial sums 2.0, library products 1.0\n",
+                      text)
+
     def test_merged_table_as_input(self):
         a = self.run_doc("t1", [self.rec("yolo11n", 1, 1.0, 2.0), self.rec("shufflenet_v2", 1,
                                                                             1.0, 0.5)])

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vtc/dtype.h"
@@ -113,8 +114,10 @@ public:
   // Bytes of the model's constants (weights).
   int64_t constant_bytes() const;
   // Bytes of device memory the compiled kernels hold besides the arena and the constants
-  // (split-K partial sums, cuDNN's scratch and workspace); 0 on the cpu.
+  // (split-K partial sums, cuDNN's scratch and workspace); 0 on the cpu. workspace_parts()
+  // names each part (empty on the cpu).
   int64_t workspace_bytes() const;
+  std::vector<std::pair<std::string, int64_t>> workspace_parts() const;
   // Seconds spent in each step of program() in the last run (empty for target ref).
   const std::vector<double>& last_step_times() const;
   // Milliseconds the last run took on the GPU, timed by CUDA events on vtc's stream from

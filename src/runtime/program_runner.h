@@ -44,8 +44,12 @@ public:
   double run_device_ms() const { return run_device_ms_; }
   // The compiled object, when the program has generated steps.
   const jit::CompiledObject* compiled() const { return loaded_ ? &loaded_->object() : nullptr; }
-  // Bytes the loaded unit holds besides the buffers (LoadedUnit::workspace_bytes).
+  // Bytes the loaded unit holds besides the buffers (LoadedUnit::workspace_bytes), in all and
+  // by what holds them.
   int64_t workspace_bytes() const { return loaded_ ? loaded_->workspace_bytes() : 0; }
+  std::vector<std::pair<std::string, int64_t>> workspace_parts() const {
+    return loaded_ ? loaded_->workspace_parts() : std::vector<std::pair<std::string, int64_t>>{};
+  }
   // Per output position: the input position whose buffer it is aliased to, or -1.
   const std::vector<int>& output_alias() const { return output_alias_; }
   // Per input position: whether a step writes the input's buffer (directly or through an

@@ -507,6 +507,11 @@ int64_t Session::workspace_bytes() const {
   return impl_->executor ? impl_->executor->workspace_bytes() : 0;
 }
 
+std::vector<std::pair<std::string, int64_t>> Session::workspace_parts() const {
+  return impl_->executor ? impl_->executor->workspace_parts()
+                         : std::vector<std::pair<std::string, int64_t>>{};
+}
+
 double Session::last_run_device_ms() const {
   return impl_->executor ? impl_->executor->run_device_ms() : -1;
 }

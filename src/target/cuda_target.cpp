@@ -192,11 +192,15 @@ public:
                                                              host_buffers[l.w]);
   }
 
-  int64_t workspace_bytes() const override {
-    size_t bytes = scratch_.size() + conv_workspace_.size() + staging_.size() + workspace_.size();
+  std::vector<std::pair<std::string, int64_t>> workspace_parts() const override {
+    size_t prepared = 0;
     for (const std::unique_ptr<device::ConvPlan>& plan : conv_plans_.plans)
-      bytes += plan->prepared_bytes();
-    return int64_t(bytes);
+      prepared += plan->prepared_bytes();
+    return {{"split-K partial sums", int64_t(workspace_.size())},
+            {"library products", int64_t(scratch_.size())},
+            {"library workspace", int64_t(conv_workspace_.size())},
+            {"library staged inputs", int64_t(staging_.size())},
+            {"library prepared weights", int64_t(prepared)}};
   }
 
   void launch(size_t step, const LaunchArgs& args) override {

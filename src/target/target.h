@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/dialect.h"
@@ -50,8 +51,14 @@ public:
   // unit derives from them (a library's weights in the layout it reads).
   virtual void prepare_constants(const uint64_t* /*host_buffers*/, void* /*stream*/) {}
   // Bytes of device memory the unit holds besides the program's buffers (split-K partial sums,
-  // a library's scratch and workspace, prepared weights).
-  virtual int64_t workspace_bytes() const { return 0; }
+  // a library's scratch and workspace, prepared weights), in all and by what holds them.
+  int64_t workspace_bytes() const {
+    int64_t bytes = 0;
+    for (const auto& [what, b] : workspace_parts())
+      bytes += b;
+    return bytes;
+  }
+  virtual std::vector<std::pair<std::string, int64_t>> workspace_parts() const { return {}; }
   // The compiled object: cache key, paths, compile time (0 when it came from the cache).
   const jit::CompiledObject& object() const { return object_; }
 

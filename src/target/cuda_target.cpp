@@ -196,7 +196,7 @@ public:
     size_t prepared = 0;
     for (const std::unique_ptr<device::ConvPlan>& plan : conv_plans_.plans)
       prepared += plan->prepared_bytes();
-    return {{"split-K partial sums", int64_t(workspace_.size())},
+    return {{"split-K and split-KV partial sums", int64_t(workspace_.size())},
             {"library products", int64_t(scratch_.size())},
             {"library workspace", int64_t(conv_workspace_.size())},
             {"library staged inputs", int64_t(staging_.size())},

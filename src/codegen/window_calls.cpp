@@ -211,6 +211,26 @@ std::optional<kernels::Conv2dShape> conv2d_shape(const Node& n) {
 
 namespace {
 
+// The buffer the library may write a convolution's raw product to instead of the scratch: the
+// kernel's one output where it is an intermediate of its own (an arena buffer: its address is
+// the same every run, so a replayed graph may keep it), dense NCHW of the product's type and
+// size, so that the epilogue reads and stores each value at the same address. -1: none (the
+// scratch, which the largest such product sizes).
+int library_conv_product_buffer(const KernelContext& c, const LibraryConvShape& form,
+                                bool channels_last) {
+  const Kernel& k = c.kernel;
+  if (channels_last || k.outputs.size() != 1) return -1;
+  const Value* y = k.outputs[0];
+  const StorageMap& storage = c.g.storage();
+  if (y->is_graph_input || y->is_graph_output || !storage.buffer_of.count(y) ||
+      storage.virtual_values.count(y) || storage.channels_last.count(y))
+    return -1;
+  const kernels::Conv2dShape& s = form.shape;
+  if (y->type.dtype != form.dtype || y->type.numel() != s.n * s.c_out * s.h_out * s.w_out)
+    return -1;
+  return storage.buffer_of.at(y);
+}
+
 // A convolution through cuDNN or cuBLASLt: channels-last on cuDNN with an input not held
 // channels-last, first the generated prologue staging the input NHWC (library_prologue_nhwc,
 // reading it through its accessor: physical, bound or virtual); then the library call (its raw
@@ -237,7 +257,8 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
                                          k.impl,
                                          channels_last,
                                          input_held,
-                                         staged};
+                                         staged,
+                                         library_conv_product_buffer(c, *form, channels_last)};
   library.launch = kernels::Launch{};
   const kernels::Index<4> extent{cs.n, cs.c_out, cs.h_out, cs.w_out};
   const std::string type = cpp_storage_type(form->dtype);

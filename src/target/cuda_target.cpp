@@ -63,6 +63,7 @@ struct LoadedLaunch {
   CUdeviceptr site = 0;
   int conv = -1;
   int x = -1, w = -1;          // a library call's buffers; x -1: it reads the staging buffer
+  int y = -1;                  // where the raw product lies (LibraryConvCall::y_buffer)
   bool reads_scratch = false;  // an epilogue: its ws is the raw product
   bool writes_staging = false; // a prologue: its ws is the staging buffer
 };
@@ -124,6 +125,7 @@ public:
         sites_[s].upload(table.data(), table.size() * sizeof(int64_t));
       }
       bool after_conv = false, staged = false;
+      int product = -1; // the buffer of the raw product the step's epilogue reads; -1 scratch
       for (const DeviceLaunch& l : unit.launches[s]) {
         LoadedLaunch loaded;
         if (l.library_conv) {
@@ -139,15 +141,18 @@ public:
           loaded.conv = conv_plans_.plan(call);
           loaded.x = call.x_buffer;
           loaded.w = call.w_buffer;
+          loaded.y = product = call.y_buffer;
           const device::ConvPlan& plan = *conv_plans_.plans[size_t(loaded.conv)];
-          scratch_bytes = std::max(scratch_bytes, size_t(l.library_conv->conv.output_elements()) *
-                                                      dtype_size(l.library_conv->conv.dtype));
+          if (call.y_buffer < 0)
+            scratch_bytes = std::max(scratch_bytes, size_t(call.conv.output_elements()) *
+                                                        dtype_size(call.conv.dtype));
           conv_workspace_bytes = std::max(conv_workspace_bytes, plan.workspace_bytes());
           steps_[s].push_back(std::move(loaded));
           after_conv = true;
           continue;
         }
         loaded.reads_scratch = std::exchange(after_conv, false);
+        if (loaded.reads_scratch) loaded.y = product;
         loaded.writes_staging = l.writes_staging;
         staged = l.writes_staging;
         device::CudaModule& module = modules_.at(module_of.at(l.entry));
@@ -180,6 +185,7 @@ public:
       if (l.conv >= 0) {
         if (l.x >= 0) ids.push_back(l.x);
         ids.push_back(l.w);
+        if (l.y >= 0) ids.push_back(l.y); // never bound: LibraryConvCall::y_buffer
       }
     return ids;
   }
@@ -210,11 +216,11 @@ public:
             << "step " << step << ": a library call without the host table";
         conv_plans_.plans[size_t(l.conv)]->run(
             static_cast<CUstream>(args.stream), l.x >= 0 ? args.host_buffers[l.x] : staging_.ptr(),
-            args.host_buffers[l.w], scratch_.ptr(), conv_workspace_.ptr());
+            args.host_buffers[l.w], product(l, args), conv_workspace_.ptr());
         continue;
       }
       void* table = const_cast<void**>(args.buffers);
-      CUdeviceptr ws = l.reads_scratch    ? scratch_.ptr()
+      CUdeviceptr ws = l.reads_scratch    ? product(l, args)
                        : l.writes_staging ? staging_.ptr()
                        : l.workspace >= 0 ? workspace_.ptr() + CUdeviceptr(l.workspace)
                                           : CUdeviceptr(0);
@@ -226,6 +232,14 @@ public:
   }
 
 private:
+  // Where a library convolution writes its raw product and its epilogue reads it: the output's
+  // own buffer where the code generator gave one, else the scratch.
+  CUdeviceptr product(const LoadedLaunch& l, const LaunchArgs& args) const {
+    if (l.y < 0) return scratch_.ptr();
+    VTC_CHECK(args.host_buffers) << "a library convolution's product without the host table";
+    return CUdeviceptr(args.host_buffers[l.y]);
+  }
+
   // Generated kernels may overlap the one before them (programmatic dependent launch: each
   // waits for it first, cuda::await_previous_kernel). Off unless VTC_CUDA_OVERLAP says: "1"
   // every kernel, "small" kernels of fewer blocks than the device has multiprocessors. Measured

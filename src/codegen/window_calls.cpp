@@ -213,17 +213,18 @@ namespace {
 
 // The buffer the library may write a convolution's raw product to instead of the scratch: the
 // kernel's one output where it is an intermediate of its own (an arena buffer: its address is
-// the same every run, so a replayed graph may keep it), dense NCHW of the product's type and
-// size, so that the epilogue reads and stores each value at the same address. -1: none (the
-// scratch, which the largest such product sizes).
+// the same every run, so a replayed graph may keep it) of the product's type and size, laid out
+// as the product is (dense NCHW for an NCHW product, held channels-last for an NHWC one, whose
+// epilogue is then library_epilogue_to_nhwc), so that the epilogue reads and stores each value
+// at the same address. -1: none (the scratch, which the largest such product sizes).
 int library_conv_product_buffer(const KernelContext& c, const LibraryConvShape& form,
                                 bool channels_last) {
   const Kernel& k = c.kernel;
-  if (channels_last || k.outputs.size() != 1) return -1;
+  if (k.outputs.size() != 1) return -1;
   const Value* y = k.outputs[0];
   const StorageMap& storage = c.g.storage();
   if (y->is_graph_input || y->is_graph_output || !storage.buffer_of.count(y) ||
-      storage.virtual_values.count(y) || storage.channels_last.count(y))
+      storage.virtual_values.count(y) || (storage.channels_last.count(y) != 0) != channels_last)
     return -1;
   const kernels::Conv2dShape& s = form.shape;
   if (y->type.dtype != form.dtype || y->type.numel() != s.n * s.c_out * s.h_out * s.w_out)

@@ -14,6 +14,7 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "../common/window_shapes.h"
 #include "parallel.h"
@@ -144,30 +145,48 @@ void max_pool2d_rows(const OutA& out, const InA& in, const Pool2dShape& s) {
   const __mmask16 lo = lane_range(0, s.w), hi = lane_range(0, s.w - 16);
   const __m512 neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   const int64_t grain = std::max<int64_t>(1, 4096 / (s.h_out * s.kh * s.kw + 16));
-  parallel_chunks(s.n * s.c, grain, [&](int64_t t0, int64_t t1) {
+  // Planes t .. t + P - 1 at once: each output row's maxima in the order (r, q), the P chains
+  // of dependent maxima interleaved (one plane alone waited on the max's latency at every tap).
+  auto planes = [&]<int P>(int64_t t, std::integral_constant<int, P>) {
     alignas(64) float res[16];
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t nb = t / s.c, ch = t % s.c;
-      for (int64_t y = 0; y < s.h_out; ++y) {
-        V acc{neg_inf};
-        for (int64_t r = 0; r < s.kh; ++r) {
-          const int64_t iy = y * s.stride_h - s.pad_top + r * s.dil_h;
-          if (iy < 0 || iy >= s.h) continue;
-          const float* row = in.ptr(Index<4>{nb, ch, iy, 0});
-          const __m512 a = _mm512_maskz_loadu_ps(lo, row), b = _mm512_maskz_loadu_ps(hi, row + 16);
-          for (int64_t q = 0; q < s.kw; ++q)
-            acc = max_nan(acc, V{_mm512_mask_blend_ps(inside[q], neg_inf,
-                                                      _mm512_permutex2var_ps(a, pick[q], b))});
+    int64_t nb[P], ch[P];
+    for (int i = 0; i < P; ++i)
+      nb[i] = (t + i) / s.c, ch[i] = (t + i) % s.c;
+    for (int64_t y = 0; y < s.h_out; ++y) {
+      V acc[P];
+      for (int i = 0; i < P; ++i)
+        acc[i] = V{neg_inf};
+      for (int64_t r = 0; r < s.kh; ++r) {
+        const int64_t iy = y * s.stride_h - s.pad_top + r * s.dil_h;
+        if (iy < 0 || iy >= s.h) continue;
+        __m512 a[P], b[P];
+        for (int i = 0; i < P; ++i) {
+          const float* row = in.ptr(Index<4>{nb[i], ch[i], iy, 0});
+          a[i] = _mm512_maskz_loadu_ps(lo, row);
+          b[i] = _mm512_maskz_loadu_ps(hi, row + 16);
         }
-        const Index<4> at{nb, ch, y, 0};
+        for (int64_t q = 0; q < s.kw; ++q)
+          for (int i = 0; i < P; ++i)
+            acc[i] = max_nan(acc[i],
+                             V{_mm512_mask_blend_ps(inside[q], neg_inf,
+                                                    _mm512_permutex2var_ps(a[i], pick[q], b[i]))});
+      }
+      for (int i = 0; i < P; ++i) {
+        const Index<4> at{nb[i], ch[i], y, 0};
         if (float* p = run_target<float>(out, at, s.w_out)) {
-          _mm512_mask_storeu_ps(p, lane_range(0, s.w_out), acc.v);
+          _mm512_mask_storeu_ps(p, lane_range(0, s.w_out), acc[i].v);
         } else {
-          acc.store(res);
+          acc[i].store(res);
           store_run(out, at, s.w_out, res);
         }
       }
     }
+  };
+  parallel_chunks(s.n * s.c, grain, [&](int64_t t0, int64_t t1) {
+    int64_t t = t0;
+    for (; t + 1 < t1; t += 2)
+      planes(t, std::integral_constant<int, 2>{});
+    if (t < t1) planes(t, std::integral_constant<int, 1>{});
   });
 }
 #endif

@@ -343,8 +343,7 @@ int bench(const BenchArgs& args) {
       std::string parts;
       for (const auto& [what, bytes] : m.session->workspace_parts())
         if (bytes > 0)
-          parts += fmt::format("{}{} {} MB", parts.empty() ? "" : ", ", what,
-                               megabytes(bytes));
+          parts += fmt::format("{}{} {} MB", parts.empty() ? "" : ", ", what, megabytes(bytes));
       fmt::print(stderr, "bench: {}: workspace {} MB ({})\n", strategy,
                  megabytes(m.session->workspace_bytes()), parts);
     }

@@ -38,9 +38,9 @@ struct LibraryConvCall {
   bool channels_last = false;
   bool input_channels_last = false;
   bool input_staged = false;
-  // >= 0: the raw product goes to this buffer, the kernel's output's own (dense NCHW, of the
-  // product's type, not bound), and the epilogue stores over it in place, each value where it
-  // read it; -1: to the executor's scratch (library_conv_product_buffer).
+  // >= 0: the raw product goes to this buffer, the kernel's output's own (an intermediate of the
+  // product's type, size and layout), and the epilogue stores over it in place, each value where
+  // it read it; -1: to the executor's scratch (library_conv_product_buffer).
   int y_buffer = -1;
   // The input as the library reads it: NHWC, from its buffer or from the staging buffer.
   bool reads_nhwc() const { return input_channels_last || input_staged; }

@@ -226,9 +226,7 @@ int library_conv_product_buffer(const KernelContext& c, const LibraryConvShape& 
   if (y->is_graph_input || y->is_graph_output || !storage.buffer_of.count(y) ||
       storage.virtual_values.count(y) || (storage.channels_last.count(y) != 0) != channels_last)
     return -1;
-  const kernels::Conv2dShape& s = form.shape;
-  if (y->type.dtype != form.dtype || y->type.numel() != s.n * s.c_out * s.h_out * s.w_out)
-    return -1;
+  if (y->type.dtype != form.dtype || y->type.numel() != form.output_elements()) return -1;
   return storage.buffer_of.at(y);
 }
 

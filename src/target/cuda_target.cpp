@@ -54,8 +54,8 @@ bool computes_in_float(const Kernel& k) {
 
 // One kernel of a step: its function, launch, workspace (an offset into the unit's shared
 // workspace, -1 for none) and the step's site table; or a library convolution (`conv`, the index
-// of its plan) reading buffers `x` and `w` of the host table into the unit's scratch, which the
-// step's next kernel gets as its workspace.
+// of its plan) reading buffers `x` and `w` of the host table into buffer `y` or, without one,
+// the unit's scratch, which the step's next kernel gets as its workspace.
 struct LoadedLaunch {
   CUfunction function = nullptr;
   kernels::Launch launch;

@@ -45,8 +45,11 @@ struct Identity {
 };
 
 // copy_transposed's tile: kTransposeTile x kTransposeTile elements of dimensions J and R-1,
-// 32 x 8 threads.
-inline constexpr int64_t kTransposeTile = 32;
+// 32 x 8 threads, each moving 16 elements (64 x 64 tiles keep four times the bytes of 32 x 32
+// ones in flight: the 32 x 32 tiles moved EfficientViT's 16-bit attention transposes at a third
+// of the copy bandwidth).
+inline constexpr int64_t kTransposeTile = 64;
+inline constexpr unsigned kTransposeLanes = 32, kTransposeRows = 8;
 
 // Tiles of `elements` elements whose dimensions J and R-1 have extents ej and el.
 VTC_HD constexpr int64_t transpose_tiles(int64_t elements, int64_t ej, int64_t el) {
@@ -56,7 +59,7 @@ VTC_HD constexpr int64_t transpose_tiles(int64_t elements, int64_t ej, int64_t e
 VTC_HD constexpr Launch copy_transposed_launch(int64_t elements, int64_t ej, int64_t el) {
   return Launch{
       {unsigned(clamp64(transpose_tiles(elements, ej, el), 1, kMaxGridStrideBlocks)), 1, 1},
-      {unsigned(kTransposeTile), 8, 1},
+      {kTransposeLanes, kTransposeRows, 1},
       0};
 }
 template <int R> VTC_HD constexpr Launch copy_transposed_launch(const MapShape<R>& s, int j) {
@@ -162,46 +165,58 @@ template <class Out, class In, int R> __device__ void copy(Out out, In in, MapSh
 }
 
 // The copy of a transpose: out[i] = in[i] where `in` runs along dimension J (consecutive i[J]
-// are consecutive addresses) and `out` along the last. Through shared memory, a tile of 32 x 32
+// are consecutive addresses) and `out` along the last. Through shared memory, a tile of 64 x 64
 // elements of dimensions J and R-1 at a time: read with a warp along J, written with a warp
 // along R-1, so both sides move whole transactions (the generic copy reads such an input one
-// element a stride apart). Each element is stored as out.store(i, in.load(i)), as the generic
-// copy's element path stores it. Launch: copy_transposed_launch(s, J).
+// element a stride apart); each thread's 16 loads of a tile are issued before any is stored.
+// Each element is stored as out.store(i, in.load(i)), as the generic copy's element path
+// stores it. Launch: copy_transposed_launch(s, J).
 template <int J, class Out, class In, int R>
 __device__ void copy_transposed(Out out, In in, MapShape<R> s) {
   static_assert(Out::rank == R && In::rank == R && J >= 0 && J < R - 1,
                 "copy_transposed: J a dimension before the last");
   using namespace cuda;
-  constexpr int T = int(kTransposeTile);
+  constexpr int T = int(kTransposeTile), X = int(kTransposeLanes), Y = int(kTransposeRows);
   using V = decltype(in.load(Index<R>{}));
   __shared__ V tile[T][T + 1];
   const int64_t ej = s.extent[J], el = s.extent[R - 1];
-  const int64_t tj = cdiv(ej, T), tl = cdiv(el, T),
-                tiles = transpose_tiles(map_elements(s), ej, el);
-  // The dimensions other than J and R-1 (then an unused last entry): the outer index of a tile.
-  int64_t outer_extent[R - 1] = {};
-  for (int d = 0, k = 0; d < R - 1; ++d)
-    if (d != J) outer_extent[k++] = s.extent[d];
-  outer_extent[R - 2] = 1;
+  // Tiles and the dimensions other than J and R-1 are counted in 32 bits (a 64-bit division a
+  // tile cost more instructions than moving its 16 elements a thread).
+  const unsigned tj = unsigned(cdiv(ej, T)), tl = unsigned(cdiv(el, T)),
+                 tiles = unsigned(transpose_tiles(map_elements(s), ej, el));
   const int x = int(threadIdx.x), y = int(threadIdx.y);
-  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const int64_t outer = t / (tj * tl), r = t % (tj * tl);
-    const int64_t j0 = r / tl * T, l0 = r % tl * T;
+  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
+    unsigned outer = t / (tj * tl);
+    const unsigned r = t - outer * (tj * tl);
+    const int64_t j0 = int64_t(r / tl) * T, l0 = int64_t(r % tl) * T;
     Index<R> i{};
-    const Index<R - 1> o = row_index<R - 1>(outer_extent, outer);
-    for (int d = 0, k = 0; d < R - 1; ++d)
-      if (d != J) i[d] = o[k++];
-    for (int k = y; k < T; k += 8) { // rows of the tile along J
-      i[J] = j0 + x;
-      i[R - 1] = l0 + k;
-      if (i[J] < ej && i[R - 1] < el) tile[k][x] = in.load(i);
-    }
+#pragma unroll
+    for (int d = R - 2; d >= 0; --d)
+      if (d != J) {
+        const unsigned e = unsigned(s.extent[d]);
+        i[d] = outer % e;
+        outer /= e;
+      }
+      // (Loops of fixed trip counts, so that they unroll and the loads go out together.)
+#pragma unroll
+    for (int a = 0; a < T / Y; ++a) // rows of the tile along J
+#pragma unroll
+      for (int b = 0; b < T / X; ++b) {
+        const int k = y + a * Y, h = x + b * X;
+        i[J] = j0 + h;
+        i[R - 1] = l0 + k;
+        if (i[J] < ej && i[R - 1] < el) tile[k][h] = in.load(i);
+      }
     __syncthreads();
-    for (int k = y; k < T; k += 8) { // rows along R-1
-      i[J] = j0 + k;
-      i[R - 1] = l0 + x;
-      if (i[J] < ej && i[R - 1] < el) out.store(i, tile[x][k]);
-    }
+#pragma unroll
+    for (int a = 0; a < T / Y; ++a) // rows along R-1
+#pragma unroll
+      for (int b = 0; b < T / X; ++b) {
+        const int k = y + a * Y, h = x + b * X;
+        i[J] = j0 + k;
+        i[R - 1] = l0 + h;
+        if (i[J] < ej && i[R - 1] < el) out.store(i, tile[h][k]);
+      }
     __syncthreads();
   }
 }

@@ -43,12 +43,29 @@ template <class T> inline constexpr int depthwise_vector = sizeof(T) == 2 ? 8 : 
 VTC_HD constexpr int64_t depthwise_tile_w(const Conv2dShape& s) {
   return (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
 }
+// The staged tile's layout: tile column c (input column c - pad_left) sits at
+// (c' % stride_w) * depthwise_phase_w + c' / stride_w of its row, c' = c + depthwise_shift: the
+// columns of one phase of the stride side by side, so that neighbouring outputs (threads) read
+// neighbouring words for every tap (stride 2 read every other word: two wavefronts a read), and
+// the shift puts the first column of every staged vector at a multiple of 8, so that a thread
+// stores its 8 (or 4) staged values as whole 16-byte words (one word a stored float had put 8
+// lanes of a warp on one bank).
+VTC_HD constexpr int64_t depthwise_shift(const Conv2dShape& s) {
+  return (8 - s.pad_left % 8) % 8;
+}
+VTC_HD constexpr int64_t depthwise_phase_w(const Conv2dShape& s) {
+  const int64_t phase = cdiv(depthwise_tile_w(s) + depthwise_shift(s), s.stride_w);
+  return cdiv(phase, 4) * 4;
+}
+VTC_HD constexpr int64_t depthwise_pitch(const Conv2dShape& s) {
+  return s.stride_w * depthwise_phase_w(s);
+}
 VTC_HD constexpr int64_t depthwise_rows_in(const Conv2dShape& s, int64_t band) {
   return (band - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
 }
 // Output rows a block takes: as many as fit the tile (at least one).
 VTC_HD constexpr int64_t depthwise_band(const Conv2dShape& s) {
-  const int64_t row_bytes = depthwise_tile_w(s) * 4;
+  const int64_t row_bytes = depthwise_pitch(s) * 4;
   int64_t band = s.h_out;
   while (band > 1 && depthwise_rows_in(s, band) * row_bytes > depthwise_config::kTileBytes)
     band = cdiv(band, 2);
@@ -57,7 +74,7 @@ VTC_HD constexpr int64_t depthwise_band(const Conv2dShape& s) {
 VTC_HD constexpr Launch depthwise_conv2d_launch(const Conv2dShape& s) {
   const int64_t band = depthwise_band(s);
   const int64_t smem = depthwise_config::kParkBytes +
-                       (depthwise_rows_in(s, band) * depthwise_tile_w(s) + s.kh * s.kw) * 4;
+                       (depthwise_rows_in(s, band) * depthwise_pitch(s) + s.kh * s.kw) * 4;
   return Launch{{unsigned(s.n * s.c_out * cdiv(s.h_out, band)), 1, 1},
                 {unsigned(depthwise_config::kThreads), 1, 1},
                 unsigned(smem),
@@ -150,9 +167,13 @@ __device__ void depthwise_conv2d(Out out, In in, W w, Conv2dShape s) {
   const int64_t band = depthwise_band(s), bands = cdiv(s.h_out, band);
   const int tw = int(depthwise_tile_w(s)), kh = int(s.kh), kw = int(s.kw);
   const int rows_in = int(depthwise_rows_in(s, band));
+  const int pitch = int(depthwise_pitch(s)), cw = int(depthwise_phase_w(s));
+  const int shift = int(depthwise_shift(s)), sw = int(s.stride_w);
+  // Where tile column c sits in its row (see depthwise_shift).
+  auto col = [&](int c) { return (c + shift) % sw * cw + (c + shift) / sw; };
   float* park = reinterpret_cast<float*>(vtc_smem);
   float* tile = park + kThreads * VO;
-  float* taps = tile + rows_in * tw;
+  float* taps = tile + rows_in * pitch;
   const int64_t mult = s.c_out / s.groups;
   const int tid = int(threadIdx.x);
   const int64_t plane = int64_t(blockIdx.x) / bands;
@@ -168,14 +189,16 @@ __device__ void depthwise_conv2d(Out out, In in, W w, Conv2dShape s) {
   const int pr = max(0, tw - pl - wi), side = min(pl, tw) + pr;
   for (int e = tid; e < rows * side; e += kThreads) {
     const int c = e % side;
-    tile[e / side * tw + (c < pl ? c : pl + wi + (c - pl))] = 0.0f;
+    tile[e / side * pitch + col(c < pl ? c : pl + wi + (c - pl))] = 0.0f;
   }
   const int top = min(rows, max(0, -y_start)), bottom = min(rows, max(0, y_start + rows - h));
   for (int e = tid; e < (top + bottom) * tw; e += kThreads) {
     const int r = e / tw;
-    tile[(r < top ? r : rows - bottom + (r - top)) * tw + e % tw] = 0.0f;
+    tile[(r < top ? r : rows - bottom + (r - top)) * pitch + col(e % tw)] = 0.0f;
   }
-  // The input: VI columns a thread, one vector where aligned.
+  // The input: VI columns a thread, one vector where aligned; stored as 16-byte words where
+  // all VI are inside the tile and the stride is 1 or 2 (the phases' halves are then whole
+  // words: the shifted first column is a multiple of VI), else one float at a time.
   const int chunks = (wi + VI - 1) / VI;
   for (int e = tid; e < (rows - top - bottom) * chunks; e += kThreads) {
     const int r = top + e / chunks, x = e % chunks * VI;
@@ -183,14 +206,30 @@ __device__ void depthwise_conv2d(Out out, In in, W w, Conv2dShape s) {
     const Index<4> i{nb, ci, y_start + r, x};
     float v[VI];
     cuda::load_floats<VI>(in, i, x + VI <= wi && cuda::vector_at<VI>(in, i), wi, v);
-    float* dst = tile + r * tw + x + pl;
+    float* row = tile + r * pitch;
+    const int c0 = x + pl + shift; // the shifted column of v[0]: a multiple of VI
+    if (x + VI <= wi && x + VI + pl <= tw && (sw == 1 || sw == 2)) {
+      if (sw == 1) {
+#pragma unroll
+        for (int u = 0; u < VI; u += 4)
+          *reinterpret_cast<float4*>(row + c0 + u) =
+              make_float4(v[u], v[u + 1], v[u + 2], v[u + 3]);
+      } else if constexpr (VI == 8) {
+        *reinterpret_cast<float4*>(row + c0 / 2) = make_float4(v[0], v[2], v[4], v[6]);
+        *reinterpret_cast<float4*>(row + cw + c0 / 2) = make_float4(v[1], v[3], v[5], v[7]);
+      } else {
+        *reinterpret_cast<float2*>(row + c0 / 2) = make_float2(v[0], v[2]);
+        *reinterpret_cast<float2*>(row + cw + c0 / 2) = make_float2(v[1], v[3]);
+      }
+      continue;
+    }
 #pragma unroll
     for (int u = 0; u < VI; ++u)
-      if (x + u < wi && x + u + pl < tw) dst[u] = v[u];
+      if (x + u < wi && x + u + pl < tw) row[col(x + pl + u)] = v[u];
   }
   __syncthreads();
   const int wo = int(s.w_out);
-  const int sh = int(s.stride_h), sw = int(s.stride_w), dh = int(s.dil_h), dw = int(s.dil_w);
+  const int sh = int(s.stride_h), dh = int(s.dil_h), dw = int(s.dil_w);
   // The filter in registers where it fits (the shape is a literal of the generated call, so
   // the loops below unroll and the tests on r fold away).
   float tr[kRegisterTaps];
@@ -207,11 +246,11 @@ __device__ void depthwise_conv2d(Out out, In in, W w, Conv2dShape s) {
     for (int j = 0; j < R; ++j)
       acc[j] = 0.0f;
     const int y0 = g * R * sh, window = (R - 1) * sh + (kh - 1) * dh + 1;
-    const float* src = tile + ox * sw;
     for (int y = 0; y < window; ++y) {
       if (y0 + y >= rows) break;
+      const float* src = tile + (y0 + y) * pitch;
       for (int q = 0; q < kw; ++q) {
-        const float x = src[(y0 + y) * tw + q * dw];
+        const float x = src[col(ox * sw + q * dw)];
 #pragma unroll
         for (int j = 0; j < R; ++j) {
           const int dy = y - j * sh;

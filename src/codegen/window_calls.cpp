@@ -5,6 +5,9 @@
 // its output in one kernel (cpu), 2-D max and average pooling, and global pooling (on cuda a
 // row reduction). 1-D convolutions and poolings ([n, c, w]) are the 2-D ones over a plane of
 // height 1: their operands are read and written through views that insert the unit dimension.
+#include <cstdlib>
+#include <string>
+
 #include "codegen/elementwise_expr.h"
 #include "codegen/kernel_calls.h"
 #include "kernels/cpu/conv_shape.h"
@@ -14,6 +17,7 @@
 #include "kernels/cuda/gemm_tc.h"
 #include "kernels/cuda/library_epilogue.h"
 #include "kernels/cuda/library_prologue.h"
+#include "kernels/cuda/pointwise_tc.h"
 #include "kernels/cuda/pool.h"
 #include "mapping/flat_plane.h"
 #include "passes/fusion.h"
@@ -134,6 +138,13 @@ bool pointwise_conv(const kernels::Conv2dShape& cs) {
          cs.h_out == cs.h && cs.w_out == cs.w;
 }
 
+// $VTC_CUDA_POINTWISE_TC=0: pointwise convolutions of few input channels on gemm_tc, as before
+// pointwise_tc (to compare).
+bool pointwise_tc_allowed() {
+  const char* v = std::getenv("VTC_CUDA_POINTWISE_TC");
+  return !(v && std::string(v) == "0");
+}
+
 bool tensor_core_pair(DType a, DType b) {
   return a == b && (a == DType::f16 || a == DType::bf16);
 }
@@ -167,6 +178,19 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
         g.view(w4, 3, {i1, i2, IndexTerm::zero(), IndexTerm::zero()}, dense, dense ? cs.c_in : 0);
     Acc b = g.view(x, 3, xi, true);
     Acc y = g.view(out, 3, yi, true);
+    const kernels::PointwisePlan few = kernels::pointwise_plan(cs);
+    if (kernels::pointwise_tc_takes(cs) && pointwise_tc_allowed()) {
+      // Few input channels over many pixels: the product streams X once and stores Y
+      // straight from the accumulators.
+      KernelCall call{"pointwise_tc",
+                      {std::to_string(kernels::pointwise_m_tiles(few.m)),
+                       std::to_string(kernels::pointwise_k_steps(few.k))},
+                      {y.init, a.init, b.init,
+                       "PointwisePlan{" + std::to_string(few.batch) + ", " + std::to_string(few.m) +
+                           ", " + std::to_string(few.n) + ", " + std::to_string(few.k) + "}"}};
+      call.launch = kernels::pointwise_tc_launch(few);
+      return {call};
+    }
     // The convolution's own plan: the GEMM's shape, and its weights shared by every image.
     return {tc_call("gemm_tc", {y.init, a.init, b.init}, kernels::conv2d_tc_plan(cs))};
   }

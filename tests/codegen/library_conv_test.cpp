@@ -13,6 +13,7 @@
 #include "device/cudnn_conv.h"
 #include "frontend/onnx_import.h"
 #include "kernels/cuda/conv_direct.h"
+#include "kernels/cuda/pointwise_tc.h"
 #include "model_builder.h"
 #include "passes/canonicalize.h"
 #include "passes/fusion.h"
@@ -157,6 +158,33 @@ TEST(LibraryConvChoice, PointwiseConvolutionsByLibrary) {
   kernels::Conv2dShape strided = large->shape;
   strided.stride_h = strided.stride_w = 2;
   EXPECT_FALSE(device::cublaslt_conv_fits(strided));
+}
+
+// A pointwise convolution of few input channels over many pixels stays on vtc's pointwise_tc
+// with either library (EfficientViT's 16 -> 64 channels at batch 16); one of 32 inputs and 128
+// outputs, or of few pixels, goes to cuBLASLt as before.
+TEST(LibraryConvChoice, FewInputChannelsStayOnPointwiseTc) {
+  const ConvLibraries both{true, true};
+  const kernels::Conv2dShape expand{16, 16, 256, 256, 64, 256, 256, 1, 1, 1, 1, 1, 1, 1, 0, 0};
+  EXPECT_TRUE(kernels::pointwise_tc_takes(expand));
+  EXPECT_EQ(preferred_conv_impl(LibraryConvShape{expand, DType::f16}, both),
+            KernelImpl::vtc_template);
+  EXPECT_EQ(preferred_conv_impl(LibraryConvShape{expand, DType::bf16}, both),
+            KernelImpl::vtc_template);
+  kernels::Conv2dShape wide = expand; // 32 -> 128 over 128^2: measured slower there
+  wide.c_in = 32;
+  wide.c_out = 128;
+  wide.h = wide.w = wide.h_out = wide.w_out = 128;
+  EXPECT_FALSE(kernels::pointwise_tc_takes(wide));
+  EXPECT_EQ(preferred_conv_impl(LibraryConvShape{wide, DType::f16}, both),
+            KernelImpl::cublaslt_conv);
+  kernels::Conv2dShape one_image = expand; // 512 tiles of 128 pixels: short of 4 a processor
+  one_image.n = 1;
+  EXPECT_FALSE(kernels::pointwise_tc_takes(one_image));
+  kernels::Conv2dShape strided = expand;
+  strided.stride_h = strided.stride_w = 2;
+  strided.h_out = strided.w_out = 128;
+  EXPECT_FALSE(kernels::pointwise_tc_takes(strided));
 }
 
 // cuDNN runs channels-last on large outputs whose channels and rows are whole vectors.

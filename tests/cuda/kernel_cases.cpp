@@ -21,6 +21,7 @@
 #include "kernels/cuda/gemv_tc.h"
 #include "kernels/cuda/library_epilogue.h"
 #include "kernels/cuda/library_prologue.h"
+#include "kernels/cuda/pointwise_tc.h"
 #include "kernels/cuda/pool.h"
 #include "kernels/cuda/prefill_attention.h"
 #include "kernels/cuda/reduce.h"
@@ -311,6 +312,7 @@ std::string translation_unit(const std::vector<Case>& cases) {
         "#include \"kernels/cuda/library_epilogue.h\"\n"
         "#include \"kernels/cuda/library_prologue.h\"\n"
         "#include \"kernels/cuda/norm.h\"\n"
+        "#include \"kernels/cuda/pointwise_tc.h\"\n"
         "#include \"kernels/cuda/pool.h\"\n"
         "#include \"kernels/cuda/prefill_attention.h\"\n"
         "#include \"kernels/cuda/reduce.h\"\n"
@@ -447,6 +449,19 @@ Case gemm_case(DType t, Layout in, Layout out, int64_t batch, int64_t m, int64_t
           double(x[0][size_t((b * m + i) * kk + q)]) * double(x[1][size_t((b * kk + q) * n + j)]);
     return acc;
   };
+  return c;
+}
+
+// A pointwise convolution's product on pointwise_tc (one image: the weights are every image's).
+Case pointwise_case(DType t, Layout in, int64_t m, int64_t n, int64_t kk) {
+  Case c = gemm_case(t, in, Layout::dense, 1, m, n, kk);
+  c.name = "pointwise_tc" + suffix(t, in, Layout::dense) + "_m" + std::to_string(m) + "k" +
+           std::to_string(kk);
+  const k::PointwisePlan p{1, m, n, kk};
+  c.call = "pointwise_tc<" + lits(k::pointwise_m_tiles(m), k::pointwise_k_steps(kk)) +
+           ">(@0, @1, @2, PointwisePlan{" + lits(p.batch, p.m, p.n, p.k) + "});";
+  c.launch = k::pointwise_tc_launch(p);
+  c.workspace_bytes = 0;
   return c;
 }
 
@@ -959,6 +974,11 @@ std::vector<CaseFamily> representative_cases() {
         // run: two tiles of rows, the second partial, K = 72 short of its third k tile
         gemm.push_back(gemm_case(t, in, Layout::dense, 1, 96, 38400, 72, true));
         gemm.back().name += "_kept_a";
+        // pointwise_tc: whole tiles of 16 channels and one k step; then a partial channel
+        // tile, K short of its second k step and a partial last tile of pixels (odd rows:
+        // stores one at a time).
+        gemm.push_back(pointwise_case(t, in, 64, 67584, 16));
+        gemm.push_back(pointwise_case(t, in, 40, 68001, 24));
       }
 
       for (int64_t m : {1, 4, 16})
@@ -1059,6 +1079,10 @@ std::vector<CaseFamily> representative_cases() {
       copy.push_back(copy_transposed_case(t, out, {16, 256, 1024}));
       copy.back().name += "_large";
     }
+    // An attention block's rows of 48 (EfficientViT's q, k, v of 16 each): the last dimension
+    // fills three quarters of a tile.
+    copy.push_back(copy_transposed_case(t, Layout::dense, {256, 1024, 48}));
+    copy.back().name += "_rows48";
     copy.push_back(copy_case(t, Layout::transposed, Layout::dense, {16, 256, 1024}));
     copy.back().name += "_large"; // the generic copy of the same input, to compare
     for (Layout out : {Layout::transposed, Layout::concat, Layout::concat_last}) {

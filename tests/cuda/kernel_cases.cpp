@@ -1034,6 +1034,11 @@ std::vector<CaseFamily> representative_cases() {
       for (const char* kind : {"Sum", "Mean", "Max", "Min", "SumSquare"})
         if (in == Layout::dense || std::string(kind) == "Sum" || std::string(kind) == "Max")
           rows.push_back(reduce_case(t, in, 7, 1000, kind));
+      // Short rows, a warp each: a partial last block of rows, a row under one slice a lane.
+      for (const char* kind : {"Mean", "Max"}) {
+        rows.push_back(reduce_case(t, in, 1001, 49, kind));
+        rows.back().name += "_warp_rows";
+      }
       window.push_back(pool_case(t, in, true, 2, 8, 33, 35, 3, 2, 1));
       window.push_back(pool_case(t, in, false, 2, 8, 33, 35, 3, 2, 1));
       window.push_back(depthwise_case(t, in, 2, 8, 33, 35, 3, 1, 1));

@@ -14,7 +14,10 @@
 // mma.sync m16n8k16 over the k16 steps in order (the chain gemm_tc's k tiles give), and the
 // accumulators go straight to the output accessor as pairs of adjacent pixels (store_floats<2>:
 // the epilogue — bias, activation, residual — and the conversion), eight rows of 16 pixels a
-// store, whole 32-byte sectors once both halves of a row are written.
+// store, whole 32-byte sectors once both halves of a row are written. Those half-sector stores
+// are its limit (twice the L2 store requests; kernels/cuda/NOTES.md), so code generation gives
+// it only the shapes where it measured faster (pointwise_tc_takes: at most 16 inputs and 64
+// outputs).
 #pragma once
 
 #include "../common/window_shapes.h"

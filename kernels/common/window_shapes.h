@@ -16,6 +16,14 @@ struct Conv2dShape {
   int64_t pad_top = 0, pad_left = 0;
 };
 
+// A convolution that is a product per image: 1 x 1, stride 1, no padding or dilation, one
+// group.
+VTC_HD constexpr bool pointwise_conv2d(const Conv2dShape& c) {
+  return c.kh == 1 && c.kw == 1 && c.stride_h == 1 && c.stride_w == 1 && c.dil_h == 1 &&
+         c.dil_w == 1 && c.pad_top == 0 && c.pad_left == 0 && c.groups == 1 && c.h_out == c.h &&
+         c.w_out == c.w;
+}
+
 struct Pool2dShape {
   int64_t n = 1, c = 1, h = 1, w = 1; // input [n, c, h, w]
   int64_t h_out = 1, w_out = 1;       // output [n, c, h_out, w_out]

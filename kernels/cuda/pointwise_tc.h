@@ -46,19 +46,16 @@ VTC_HD constexpr bool pointwise_tc_fits(const PointwisePlan& p) {
   using namespace pointwise_tc_config;
   return p.k <= kMaxK && p.m <= kMaxM && p.batch * cdiv(p.n, kPixels) >= 4 * 132;
 }
-// The plan of a convolution that is a product per image (1 x 1, stride 1, no padding or
-// dilation, one group): W [c_out, c_in] . X [c_in, h * w].
+// The plan of a convolution that is a product per image (pointwise_conv2d):
+// W [c_out, c_in] . X [c_in, h * w].
 VTC_HD constexpr PointwisePlan pointwise_plan(const Conv2dShape& c) {
   return PointwisePlan{c.n, c.c_out, c.h * c.w, c.c_in};
 }
 // Whether code generation runs a 16-bit convolution of this shape on pointwise_tc.
 VTC_HD constexpr bool pointwise_tc_takes(const Conv2dShape& c) {
   using namespace pointwise_tc_config;
-  const bool pointwise = c.kh == 1 && c.kw == 1 && c.stride_h == 1 && c.stride_w == 1 &&
-                         c.dil_h == 1 && c.dil_w == 1 && c.pad_top == 0 && c.pad_left == 0 &&
-                         c.groups == 1 && c.h_out == c.h && c.w_out == c.w;
   const PointwisePlan p = pointwise_plan(c);
-  return pointwise && p.k <= kTakesK && p.m <= kTakesM && pointwise_tc_fits(p);
+  return pointwise_conv2d(c) && p.k <= kTakesK && p.m <= kTakesM && pointwise_tc_fits(p);
 }
 // Output channels and input channels in whole mma tiles.
 VTC_HD constexpr int pointwise_m_tiles(int64_t m) {

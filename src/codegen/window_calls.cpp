@@ -131,13 +131,6 @@ std::string conv_shape_text(const kernels::Conv2dShape& cs) {
   return s + "}";
 }
 
-// 1 x 1, stride 1, no padding or dilation, one group.
-bool pointwise_conv(const kernels::Conv2dShape& cs) {
-  return cs.kh == 1 && cs.kw == 1 && cs.stride_h == 1 && cs.stride_w == 1 && cs.dil_h == 1 &&
-         cs.dil_w == 1 && cs.pad_top == 0 && cs.pad_left == 0 && cs.groups == 1 &&
-         cs.h_out == cs.h && cs.w_out == cs.w;
-}
-
 // $VTC_CUDA_POINTWISE_TC=0: pointwise convolutions of few input channels on gemm_tc, as before
 // pointwise_tc (to compare).
 bool pointwise_tc_allowed() {
@@ -162,7 +155,7 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
     return {call};
   }
   const bool tc = tensor_core_pair(n.inputs[0]->type.dtype, w->type.dtype);
-  if (tc && pointwise_conv(cs)) {
+  if (tc && kernels::pointwise_conv2d(cs)) {
     // A pointwise convolution is the product W [c_out, c_in] . x [c_in, h*w] for each image:
     // gemm_tc reads x's planes as rows (cp.async where aligned) instead of gathering the
     // implicit GEMM's columns element by element.
@@ -178,10 +171,10 @@ std::vector<KernelCall> cuda_conv(KernelContext& c, const Node& n, const kernels
         g.view(w4, 3, {i1, i2, IndexTerm::zero(), IndexTerm::zero()}, dense, dense ? cs.c_in : 0);
     Acc b = g.view(x, 3, xi, true);
     Acc y = g.view(out, 3, yi, true);
-    const kernels::PointwisePlan few = kernels::pointwise_plan(cs);
     if (kernels::pointwise_tc_takes(cs) && pointwise_tc_allowed()) {
       // Few input channels over many pixels: the product streams X once and stores Y
       // straight from the accumulators.
+      const kernels::PointwisePlan few = kernels::pointwise_plan(cs);
       KernelCall call{"pointwise_tc",
                       {std::to_string(kernels::pointwise_m_tiles(few.m)),
                        std::to_string(kernels::pointwise_k_steps(few.k))},

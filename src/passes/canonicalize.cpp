@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "passes/sink_elementwise.h"
+
 namespace vtc {
 
 namespace {
@@ -116,8 +118,9 @@ int canonicalize(Graph& g) {
   if (folded) g.topological_sort();
   for (const auto& n : g.nodes())
     pretranspose_gemm_weights(g, n.get());
+  const int sunk = sink_unary_below_transposes(g);
   g.remove_dead();
-  return int(before - g.nodes().size()) + 2 * folded;
+  return int(before - g.nodes().size()) + 2 * folded + sunk;
 }
 
 } // namespace vtc

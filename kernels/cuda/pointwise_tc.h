@@ -11,13 +11,15 @@
 // memory once; each tile's X rows (K x 128) arrive by cp.async (or loads where the operand does
 // not allow it) into one of two stages while the tile before is computed and stored. A warp takes
 // 16 pixels and every output channel: for each 16 channels, W's fragment by ldmatrix and
-// mma.sync m16n8k16 over the k16 steps in order (the chain gemm_tc's k tiles give), and the
-// accumulators go straight to the output accessor as pairs of adjacent pixels (store_floats<2>:
-// the epilogue — bias, activation, residual — and the conversion), eight rows of 16 pixels a
-// store, whole 32-byte sectors once both halves of a row are written. Those half-sector stores
-// are its limit (twice the L2 store requests; kernels/cuda/NOTES.md), so code generation gives
-// it only the shapes where it measured faster (pointwise_tc_takes: at most 16 inputs and 64
-// outputs).
+// mma.sync m16n8k16 over the k16 steps in order (the chain gemm_tc's k tiles give). The warp
+// parks its accumulators in shared memory (kParkPitch floats a channel) and each lane stores 8
+// adjacent pixels of a channel (store_floats<8>: the epilogue — bias, activation, residual —
+// and the conversion, one 16-byte store): 16 channels of 32 bytes a store instruction, every
+// sector written once. Stored straight from the accumulators as pairs of pixels, each sector
+// took two half-sector requests (H100, 16 -> 64 over 16 x 256^2: 0.116 ms, L2 78 %, DRAM 37 %;
+// parked 0.103 ms, L2 48 %, DRAM 43 %; kernels/cuda/NOTES.md). Code generation gives it only
+// the shapes where it measured faster than gemm_tc (pointwise_tc_takes: at most 16 inputs and
+// 64 outputs).
 #pragma once
 
 #include "../common/window_shapes.h"
@@ -38,6 +40,9 @@ inline constexpr int kMaxK = 32, kMaxM = 128;
 // cuBLASLt's 0.167 with its epilogue pass; 32 -> 128 over 128^2 it took 0.083 against gemm_tc's
 // 0.068, its 64 accumulators a thread leaving two blocks a multiprocessor).
 inline constexpr int kTakesK = 16, kTakesM = 64;
+// Floats a parked row of a warp's accumulators: its 16 pixels and 4 more, so rows stay 16-byte
+// aligned and the 8 rows a quarter warp reads back fall in distinct banks.
+inline constexpr int kParkPitch = 20;
 } // namespace pointwise_tc_config
 
 // Whether a product of this shape may run on pointwise_tc: K and M small, and pixels enough
@@ -65,11 +70,12 @@ VTC_HD constexpr int pointwise_k_steps(int64_t k) {
   return int(cdiv(k, 16));
 }
 // Shared memory: W (m tiles x 16 rows of k steps x 16 + 8 halves), then two stages of X
-// (k steps x 16 rows of kPixels + 8 halves).
+// (k steps x 16 rows of kPixels + 8 halves), then each warp's park (m tiles x 16 rows of
+// kParkPitch floats).
 VTC_HD constexpr unsigned pointwise_tc_smem_bytes(const PointwisePlan& p) {
   using namespace pointwise_tc_config;
-  const int64_t kp = pointwise_k_steps(p.k) * 16;
-  return unsigned((pointwise_m_tiles(p.m) * 16 * (kp + 8) + 2 * kp * (kPixels + 8)) * 2);
+  const int64_t kp = pointwise_k_steps(p.k) * 16, rows = pointwise_m_tiles(p.m) * 16;
+  return unsigned((rows * (kp + 8) + 2 * kp * (kPixels + 8)) * 2 + kWarps * rows * kParkPitch * 4);
 }
 // Resident blocks a multiprocessor: two with 8 m tiles (64 accumulators a thread), else three.
 VTC_HD constexpr int pointwise_tc_resident(const PointwisePlan& p) {
@@ -91,6 +97,10 @@ VTC_HD constexpr Launch pointwise_tc_launch(const PointwisePlan& p) {
 
 namespace vtc::kernels {
 
+// Whether pointwise_tc's stores go through the warp's park: where the output takes 8 adjacent
+// pixels as one 16-byte store (else pairs straight from the accumulators).
+template <class Out> inline constexpr bool kParkedStores = cuda::vector_store_capable<Out, 8>();
+
 // Y = W . X through accessors: out [batch, m, n], w [1 or batch, m, k] (read at batch 0: the
 // same weights for every image), x [batch, k, n]; MT = pointwise_m_tiles(m), KS =
 // pointwise_k_steps(k). Launch: pointwise_tc_launch(plan).
@@ -104,9 +114,11 @@ __device__ void pointwise_tc(Out out, W w, X x, PointwisePlan p) {
                 "pointwise_tc: W and X both f16 or both bf16");
   static_assert(MT >= 1 && MT * 16 <= kMaxM && KS >= 1 && KS * 16 <= kMaxK, "pointwise_tc: shape");
   constexpr int KP = KS * 16, APitch = KP + 8, BPitch = kPixels + 8, BStage = KP * BPitch;
+  static_assert((MT * 16 * APitch + 2 * BStage) % 8 == 0, "pointwise_tc: the park 16-byte aligned");
   extern __shared__ __align__(16) unsigned char vtc_smem[];
   uint16_t* sa = reinterpret_cast<uint16_t*>(vtc_smem);
   uint16_t* sb = sa + MT * 16 * APitch;
+  float* sp = reinterpret_cast<float*>(sb + 2 * BStage); // the warps' parks (16-byte aligned)
   const int tid = int(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const int64_t M = p.m, N = p.n, K = p.k;
   const int64_t per_image = cdiv(N, kPixels), tiles = p.batch * per_image;
@@ -158,19 +170,49 @@ __device__ void pointwise_tc(Out out, W w, X x, PointwisePlan p) {
     }
     __syncthreads(); // every warp done with this stage before the next tile's fetch refills it
     const int64_t bi = t / per_image;
-    const int64_t n0 = t % per_image * kPixels + warp * 16 + lane % 4 * 2;
+    if constexpr (kParkedStores<Out>) {
+      // The warp's 16 pixels of every channel parked, then whole 16-byte runs of 8 pixels a
+      // lane: 16 rows of 32 bytes a store instruction, each sector written once.
+      float* park = sp + warp * MT * 16 * kParkPitch;
 #pragma unroll
-    for (int mi = 0; mi < MT; ++mi)
+      for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
-      for (int ni = 0; ni < 2; ++ni)
+        for (int ni = 0; ni < 2; ++ni)
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int64_t m = mi * 16 + lane / 4 + half * 8, n = n0 + ni * 8;
-          if (m >= M || n >= N) continue;
-          float v[2] = {acc[mi][ni][2 * half], acc[mi][ni][2 * half + 1]};
-          const Index<3> i{bi, m, n};
-          store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
-        }
+          for (int half = 0; half < 2; ++half) {
+            const int r = mi * 16 + lane / 4 + half * 8, c = ni * 8 + lane % 4 * 2;
+            *reinterpret_cast<float2*>(park + r * kParkPitch + c) =
+                make_float2(acc[mi][ni][2 * half], acc[mi][ni][2 * half + 1]);
+          }
+      __syncwarp();
+      const int64_t n = t % per_image * kPixels + warp * 16 + lane / 16 * 8;
+#pragma unroll
+      for (int pass = 0; pass < MT; ++pass) {
+        const int r = pass * 16 + lane % 16;
+        const int64_t m = r;
+        const float* src = park + r * kParkPitch + lane / 16 * 8;
+        const float4 lo = *reinterpret_cast<const float4*>(src);
+        const float4 hi = *reinterpret_cast<const float4*>(src + 4);
+        const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        const Index<3> i{bi, m, n};
+        if (m < M && n < N) store_floats<8>(out, i, n + 8 <= N && vector_at<8>(out, i), N, v);
+      }
+      __syncwarp(); // the park is read before the next tile's accumulators go there
+    } else {
+      const int64_t n0 = t % per_image * kPixels + warp * 16 + lane % 4 * 2;
+#pragma unroll
+      for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 2; ++ni)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const int64_t m = mi * 16 + lane / 4 + half * 8, n = n0 + ni * 8;
+            if (m >= M || n >= N) continue;
+            float v[2] = {acc[mi][ni][2 * half], acc[mi][ni][2 * half + 1]};
+            const Index<3> i{bi, m, n};
+            store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
+          }
+    }
     if (next >= tiles) break;
     t = next;
   }

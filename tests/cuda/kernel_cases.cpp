@@ -962,11 +962,13 @@ std::vector<CaseFamily> representative_cases() {
         }
       }
       if (t != DType::f32) // the tensor-core plans: 16, 32, 64 and 128-row tiles, split-K,
-        // and streamed tiles (more than two waves: 1128 tiles of 64 rows, partial in M, N and K)
+        // and streamed tiles (more than two waves: 1128 tiles of 64 rows, partial in M, N and K),
+        // 32 columns without split-K (short K at batch 16)
         for (const auto& [b, m, n, kk] :
              {std::array<int64_t, 4>{1, 232, 49, 232}, std::array<int64_t, 4>{1, 24, 300, 200},
               std::array<int64_t, 4>{3, 10, 100, 40}, std::array<int64_t, 4>{1, 256, 16896, 40},
-              std::array<int64_t, 4>{8, 130, 3000, 72}}) {
+              std::array<int64_t, 4>{8, 130, 3000, 72},
+              std::array<int64_t, 4>{16, 116, 196, 116}}) {
           gemm.push_back(gemm_case(t, in, Layout::dense, b, m, n, kk));
           gemm.back().name += "_m" + std::to_string(m) + "n" + std::to_string(n);
         }
@@ -1272,6 +1274,10 @@ std::vector<Case> timed_cases() {
       library_prologue_case(h, Layout::concat, 16, 16, 160, 160),
       library_epilogue_case(h, d, 16, 64, 80, 80, true, false),
       library_epilogue_case(h, d, 16, 32, 160, 160, true, false),
+      // timed76-77: ShuffleNet V2's pointwise convolutions of stages 3 and 4 at batch 16 (tiles
+      // of 32 columns, K not split).
+      gemm_case(h, d, d, 16, 116, 196, 116),
+      gemm_case(h, d, d, 16, 232, 49, 232),
   };
   for (size_t i = 0; i < v.size(); ++i) {
     v[i].name = "timed" + std::to_string(i) + "_" + v[i].name;

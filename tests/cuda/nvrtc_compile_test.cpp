@@ -104,6 +104,28 @@ TEST(TcPlan, StreamsProductsOfManyWavesWithBlocksThatFit) {
   }
 }
 
+// Short K: a product short of a block a multiprocessor takes tiles of 32 columns, and splits K
+// only below half a wave of blocks; long K keeps 64 columns and splits up to a wave.
+TEST(TcPlan, NarrowsTilesBeforeSplittingShortK) {
+  const k::TcPlan stage3 = k::plan_gemm_tc(16, 116, 196, 116); // 2 x 7 x 16 tiles of 32
+  EXPECT_EQ(stage3.bn, 32);
+  EXPECT_EQ(stage3.splits, 1);
+  const k::TcPlan stage4 = k::plan_gemm_tc(16, 232, 49, 232); // 4 x 2 x 16: not split
+  EXPECT_EQ(stage4.bn, 32);
+  EXPECT_EQ(stage4.splits, 1);
+  const k::TcPlan one = k::plan_gemm_tc(1, 232, 49, 232); // 8 blocks: split
+  EXPECT_EQ(one.bn, 32);
+  EXPECT_GT(one.splits, 1);
+  const k::TcPlan long_k = k::plan_gemm_tc(1, 64, 4096, 4096); // long K
+  EXPECT_EQ(long_k.bn, 64);
+  EXPECT_EQ(long_k.splits, 3);                               // 64 blocks: three runs each
+  const k::TcPlan wide = k::plan_gemm_tc(16, 64, 25600, 64); // enough blocks
+  EXPECT_EQ(wide.bn, 64);
+  const k::TcPlan rows16 = k::plan_gemm_tc(1, 16, 400, 144); // 16-row tiles keep 64 columns
+  EXPECT_EQ(rows16.bm, 16);
+  EXPECT_EQ(rows16.bn, 64);
+}
+
 // Streaming blocks keep A (a convolution's weights) where it is the same for every batch, the
 // grid holds whole columns of row tiles and the kept rows leave room for the resident blocks;
 // the launch then asks for the kept rows' shared memory, still within what the blocks may hold.

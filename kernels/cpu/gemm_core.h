@@ -239,6 +239,17 @@ inline int64_t gemm_split_makespan(int64_t batch, int64_t mp, int64_t np, int64_
   return *std::max_element(free_at, free_at + threads);
 }
 
+// The slot of a shape (its five words) in a memo of `slots` entries: each word multiplied in
+// and its high bits folded down, so that every bit of the key moves the slot.
+inline size_t gemm_split_slot(const int64_t (&key)[5], size_t slots) {
+  uint64_t h = 0;
+  for (int64_t word : key) {
+    h = (h ^ uint64_t(word)) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  }
+  return size_t(h % slots);
+}
+
 // Cache blocks for a problem: KC values of k (B panel in L1), MC x KC of A and KC x NC of B
 // in L2, shrunk until there are a few blocks per thread. Every row block of C packs its own
 // B panels, so M is cut into as few row blocks as fit (evenly). Only speed depends on them.
@@ -289,9 +300,18 @@ inline GemmBlocks gemm_blocks(int64_t batch, int64_t M, int64_t N, int64_t K, in
       int64_t key[5] = {-1, -1, -1, -1, -1};
       int64_t tm = 0, tn = 0;
     };
-    thread_local Split memo[32];
+    // Slots for the shapes of a large model: a hash that mixes every bit of the key, then the
+    // next few slots (a polynomial hash modulo 32 slots put SqueezeNet's 17 shapes into 4,
+    // and its searches, 20 us a run on two cores, were redone on every call).
+    constexpr size_t kSlots = 256, kProbes = 4;
+    thread_local Split memo[kSlots + kProbes];
     const int64_t key[5] = {batch, M, N, K, threads};
-    Split& m = memo[size_t((((batch * 31 + M) * 31 + N) * 31 + K) * 31 + threads) % 32];
+    Split* slot = memo + gemm_split_slot(key, kSlots);
+    Split* found = std::find_if(slot, slot + kProbes,
+                                [&](const Split& e) { return std::equal(key, key + 5, e.key); });
+    if (found == slot + kProbes) // a free one of the slots, or the first
+      found = std::find_if(slot, slot + kProbes, [](const Split& e) { return e.key[0] < 0; });
+    Split& m = found == slot + kProbes ? *slot : *found;
     if (!std::equal(key, key + 5, m.key)) {
       constexpr int64_t kTaskCost = 64;
       const int64_t most = 8 * threads;

@@ -208,5 +208,32 @@ TEST(GemmTest, SumsInIncreasingK) {
     EXPECT_EQ(v, 0.0f);
 }
 
+// The split search's memo (per thread, a fixed number of slots): shapes far more than its slots,
+// asked for in one order and then in the reverse, get the same blocks both times, whichever
+// were remembered and whichever evicted.
+TEST(GemmTest, BlockSplitsRememberedPerShape) {
+  struct Shape {
+    int64_t batch, m, n, k;
+  };
+  std::vector<Shape> shapes;
+  for (int64_t m : {10, 16, 32, 48, 64, 128, 192, 256})
+    for (int64_t n : {9, 17, 49, 196, 300})
+      for (int64_t k : {16, 96, 288, 576})
+        for (int64_t batch : {1, 3})
+          shapes.push_back({batch, m, n, k});
+  auto blocks_of = [](const Shape& s) {
+    const GemmBlocks b = gemm_blocks<float, 12, 32>(s.batch, s.m, s.n, s.k, 2);
+    return std::vector<int64_t>{b.mc, b.nc, b.kc, b.tm, b.tn};
+  };
+  std::vector<std::vector<int64_t>> first;
+  for (const Shape& s : shapes)
+    first.push_back(blocks_of(s));
+  for (size_t i = shapes.size(); i-- > 0;) {
+    const Shape& s = shapes[i];
+    EXPECT_EQ(blocks_of(s), first[i])
+        << "batch " << s.batch << " M " << s.m << " N " << s.n << " K " << s.k;
+  }
+}
+
 } // namespace
 } // namespace vtc::kernels::test

@@ -9,15 +9,15 @@
 // enough, 512, to pay for their fill and epilogue), 64 columns (128 with 128 rows; 32 where K is
 // short and 64 would leave multiprocessors without a block), and when the tiles do not fill the
 // chip, K is split over up to one wave of blocks (split-K; for short K only below half a wave):
-// each block sums
-// its run of k tiles, parks the partial tile in the workspace, and the last block of the tile (a
-// counter, the only atomic) adds the runs in run order and stores the sum. Within a run the k tiles
-// (32 wide, each two k16 steps) go in turn. The plan is a function of (batch, M, N, K) alone, so
-// the sums' order is too: every strategy gets the same bits. When the tiles take more than two
-// waves of blocks of up to 64 rows (the pointwise convolutions of the vision models), blocks
-// stream them (tc_streams): each resident block walks tiles and fetches the next tile's first
-// k tiles while it stores the one before; where A is the same for every batch (the weights) and
-// fits, a streaming block loads its rows of A once and keeps them (tc_keeps_a).
+// each block sums its run of k tiles, parks the partial tile in the workspace, and the last
+// block of the tile (a counter, the only atomic) adds the runs in run order and stores the sum.
+// Within a run the k tiles (32 wide, each two k16 steps) go in turn. The plan is a function of
+// (batch, M, N, K) alone, so the sums' order is too: every strategy gets the same bits. When the
+// tiles take more than two waves of blocks of up to 64 rows (the pointwise convolutions of the
+// vision models), blocks stream them (tc_streams): each resident block walks tiles and fetches
+// the next tile's first k tiles while it stores the one before; where A is the same for every
+// batch (the weights) and fits, a streaming block loads its rows of A once and keeps them
+// (tc_keeps_a).
 //
 // Operands reach shared memory (4 stages, rows padded by 16 bytes: ldmatrix without bank
 // conflicts) through loaders: TileChunks moves 8-element chunks of a rank-3 accessor, by

@@ -188,9 +188,8 @@ __device__ void pointwise_tc(Out out, W w, X x, PointwisePlan p) {
       const int64_t n = t % per_image * kPixels + warp * 16 + lane / 16 * 8;
 #pragma unroll
       for (int pass = 0; pass < MT; ++pass) {
-        const int r = pass * 16 + lane % 16;
-        const int64_t m = r;
-        const float* src = park + r * kParkPitch + lane / 16 * 8;
+        const int m = pass * 16 + lane % 16; // the channel, and its row of the park
+        const float* src = park + m * kParkPitch + lane / 16 * 8;
         const float4 lo = *reinterpret_cast<const float4*>(src);
         const float4 hi = *reinterpret_cast<const float4*>(src + 4);
         const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};

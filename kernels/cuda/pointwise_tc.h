@@ -170,20 +170,25 @@ __device__ void pointwise_tc(Out out, W w, X x, PointwisePlan p) {
     }
     __syncthreads(); // every warp done with this stage before the next tile's fetch refills it
     const int64_t bi = t / per_image;
-    if constexpr (kParkedStores<Out>) {
-      // The warp's 16 pixels of every channel parked, then whole 16-byte runs of 8 pixels a
-      // lane: 16 rows of 32 bytes a store instruction, each sector written once.
-      float* park = sp + warp * MT * 16 * kParkPitch;
+    // The lane's accumulators as pairs of adjacent pixels: f(channel, pixel in the warp's 16,
+    // the two values).
+    auto each_pair = [&](auto f) {
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
         for (int ni = 0; ni < 2; ++ni)
 #pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const int r = mi * 16 + lane / 4 + half * 8, c = ni * 8 + lane % 4 * 2;
-            *reinterpret_cast<float2*>(park + r * kParkPitch + c) =
-                make_float2(acc[mi][ni][2 * half], acc[mi][ni][2 * half + 1]);
-          }
+          for (int half = 0; half < 2; ++half)
+            f(mi * 16 + lane / 4 + half * 8, ni * 8 + lane % 4 * 2, acc[mi][ni][2 * half],
+              acc[mi][ni][2 * half + 1]);
+    };
+    if constexpr (kParkedStores<Out>) {
+      // The warp's 16 pixels of every channel parked, then whole 16-byte runs of 8 pixels a
+      // lane: 16 rows of 32 bytes a store instruction, each sector written once.
+      float* park = sp + warp * MT * 16 * kParkPitch;
+      each_pair([&](int r, int c, float v0, float v1) {
+        *reinterpret_cast<float2*>(park + r * kParkPitch + c) = make_float2(v0, v1);
+      });
       __syncwarp();
       const int64_t n = t % per_image * kPixels + warp * 16 + lane / 16 * 8;
 #pragma unroll
@@ -198,19 +203,14 @@ __device__ void pointwise_tc(Out out, W w, X x, PointwisePlan p) {
       }
       __syncwarp(); // the park is read before the next tile's accumulators go there
     } else {
-      const int64_t n0 = t % per_image * kPixels + warp * 16 + lane % 4 * 2;
-#pragma unroll
-      for (int mi = 0; mi < MT; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < 2; ++ni)
-#pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const int64_t m = mi * 16 + lane / 4 + half * 8, n = n0 + ni * 8;
-            if (m >= M || n >= N) continue;
-            float v[2] = {acc[mi][ni][2 * half], acc[mi][ni][2 * half + 1]};
-            const Index<3> i{bi, m, n};
-            store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
-          }
+      const int64_t n0 = t % per_image * kPixels + warp * 16;
+      each_pair([&](int m, int c, float v0, float v1) {
+        const int64_t n = n0 + c;
+        if (m >= M || n >= N) return;
+        const float v[2] = {v0, v1};
+        const Index<3> i{bi, m, n};
+        store_floats<2>(out, i, n + 2 <= N && vector_at<2>(out, i), N, v);
+      });
     }
     if (next >= tiles) break;
     t = next;

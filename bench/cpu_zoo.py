@@ -2,7 +2,8 @@
 
 For each model of models/zoo/manifest.json (and, with --workloads, the small workloads of
 models/ at batch 1 in f32), one `vtc bench --strategies none,greedy --json` after another on a
-quiet machine: vtc none and greedy, onnxruntime and OpenVINO (f32 precision, where installed;
+quiet machine: vtc none and greedy (their timed runs in blocks taken in turn, so that load on
+the host weighs on both alike), onnxruntime and OpenVINO (f32 precision, where installed;
 `vtc bench` times both in the same run, on the same inputs and thread count), and the steps left
 on the reference interpreter. The last line is
 
@@ -45,7 +46,7 @@ def bench(args, name: str, path: str) -> dict:
     row = {"model": name}
     out = os.path.join(args.work, name + ".json")
     cmd = [args.vtc, "bench", path, "--strategies", "none,greedy", "--repeat", str(args.repeat),
-           "--json", out, "--quiet"]
+           "--interleave", str(max(1, min(args.repeat, args.interleave))), "--json", out, "--quiet"]
     if name.startswith(("llama3_", "gemma2_")):
         cmd += ["--donate", "past_k", "past_v"]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -76,6 +77,9 @@ def main() -> int:
     parser.add_argument("--workloads", action="store_true",
                         help="also the small workloads of models/ (batch 1, f32)")
     parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--interleave", type=int, default=10,
+                        help="blocks of timed runs none and greedy take in turn (vtc bench "
+                             "--interleave), so that a spell of load on the host falls on both")
     parser.add_argument("--json", help="every row as JSON")
     parser.add_argument("--work", default=None, help="folder for the runs' files")
     args = parser.parse_args()

@@ -8,6 +8,7 @@
 // framework's tensors would be), each run replays the program's CUDA graphs and waits for
 // them, the breakdown comes from one more run with every step timed by CUDA events, and the
 // peer is left to the GPU benchmark (onnxruntime here runs on the CPU).
+// --interleave N compiles every strategy first and takes their timed runs in N blocks in turn.
 // --json FILE writes the same figures as structured values for bench/gpu (medians per
 // strategy, memory, copy steps, compile times, every step's time with its bytes and flops);
 // --input binds inputs from files and --output-dir writes the last strategy's outputs, so a
@@ -40,7 +41,8 @@ struct BenchArgs {
   int repeat = 20;
   int warmup = 3;
   int top = 10;
-  int rotate = 1; // sets of bound tensors, used in turn
+  int rotate = 1;     // sets of bound tensors, used in turn
+  int interleave = 1; // blocks of timed runs the strategies take in turn
   uint64_t seed = 0;
   std::string python = "python3";
   std::vector<std::string> strategies{"none", "type1", "greedy"};
@@ -110,56 +112,99 @@ std::vector<Bound> bind_sets(Measured& m, const HostTensorMap& inputs, int sets,
   return bound;
 }
 
-// Times `repeat` runs after `warmup`, run i on set i % --rotate of the bound tensors (so
-// inputs that fit in a cache are not read from it every run); donated inputs are updated in
-// place, as in decoding.
-void measure(Measured& m, const HostTensorMap& inputs, const BenchArgs& args) {
+// The timed runs of one strategy: run i binds set i % --rotate of the tensors (so inputs that
+// fit in a cache are not read from it every run); donated inputs are updated in place, as in
+// decoding. Runs are taken in blocks so that strategies can take turns (--interleave).
+struct Timing {
+  std::deque<Tensor> host;
+  std::vector<Bound> sets;
+  std::vector<double> times;
+  std::vector<std::vector<double>> steps; // per step, its time in each timed run
+  int next = 0;                           // runs made so far, warm-up included
+};
+
+void run_once(Session& session, Timing& t) {
+  const Bound& b = t.sets[size_t(t.next++) % t.sets.size()];
+  session.run(b.in, b.out);
+}
+
+// Binds the tensors and makes the `warmup` runs.
+void start_timing(Measured& m, Timing& t, const HostTensorMap& inputs, const BenchArgs& args) {
+  t.sets = bind_sets(m, inputs, args.rotate, args.target == TargetKind::cuda, t.host);
+  t.steps.resize(m.session->program().steps.size());
+  for (int i = 0; i < args.warmup; ++i)
+    run_once(*m.session, t);
+}
+
+// Makes `count` timed runs.
+void time_runs(Measured& m, Timing& t, int count, const BenchArgs& args) {
   Session& s = *m.session;
   const bool on_device = args.target == TargetKind::cuda;
-  std::deque<Tensor> host;
-  std::vector<Bound> sets = bind_sets(m, inputs, args.rotate, on_device, host);
-  auto run = [&](Session& session, int i) {
-    const Bound& b = sets[size_t(i) % sets.size()];
-    session.run(b.in, b.out);
-  };
-  for (int i = 0; i < args.warmup; ++i)
-    run(s, i);
-  std::vector<double> times;
-  std::vector<std::vector<double>> steps(s.program().steps.size());
-  for (int i = 0; i < args.repeat; ++i) {
+  for (int i = 0; i < count; ++i) {
     auto start = std::chrono::steady_clock::now();
-    run(s, i);
+    run_once(s, t);
     // On the GPU, device time by CUDA events, as the peers of bench/gpu are timed.
-    times.push_back(on_device ? s.last_run_device_ms() : seconds_since(start) * 1e3);
-    for (size_t k = 0; k < steps.size(); ++k)
-      steps[k].push_back(s.last_step_times()[k] * 1e3);
+    t.times.push_back(on_device ? s.last_run_device_ms() : seconds_since(start) * 1e3);
+    for (size_t k = 0; k < t.steps.size(); ++k)
+      t.steps[k].push_back(s.last_step_times()[k] * 1e3);
   }
-  m.median_ms = median(times);
-  m.min_ms = *std::min_element(times.begin(), times.end());
-  for (const auto& t : steps)
-    m.step_ms.push_back(median(t));
-  if (on_device) {
-    // Graph replays time no step: one more session, every step timed by CUDA events, of the
-    // plan the first one kept.
-    Options o = s.options();
-    o.time_steps = true;
-    if (s.profiled_plan() && s.profiled_plan()->kept_physical) o.strategy = StrategyKind::none;
-    o.profile = false; // s.options() holds the implementations the profiled choice kept
-    Session timed(args.model, o);
-    VTC_CHECK(timed.program().steps.size() == steps.size())
-        << "the step-timed session lowered a different program";
-    for (int i = 0; i < std::max(1, args.warmup); ++i)
-      run(timed, i);
-    for (size_t k = 0; k < steps.size(); ++k)
-      steps[k].clear();
-    for (int i = 0; i < args.repeat; ++i) {
-      run(timed, i);
-      for (size_t k = 0; k < steps.size(); ++k)
-        steps[k].push_back(timed.last_step_times()[k] * 1e3);
-    }
-    m.step_ms.clear();
-    for (const auto& t : steps)
-      m.step_ms.push_back(median(t));
+}
+
+// The medians and minimum of the timed runs; on cuda, the step times of one more session.
+void finish_timing(Measured& m, Timing& t, const BenchArgs& args) {
+  Session& s = *m.session;
+  m.median_ms = median(t.times);
+  m.min_ms = *std::min_element(t.times.begin(), t.times.end());
+  for (const auto& st : t.steps)
+    m.step_ms.push_back(median(st));
+  if (args.target != TargetKind::cuda) return;
+  // Graph replays time no step: one more session, every step timed by CUDA events, of the
+  // plan the first one kept.
+  Options o = s.options();
+  o.time_steps = true;
+  if (s.profiled_plan() && s.profiled_plan()->kept_physical) o.strategy = StrategyKind::none;
+  o.profile = false; // s.options() holds the implementations the profiled choice kept
+  Session timed(args.model, o);
+  VTC_CHECK(timed.program().steps.size() == t.steps.size())
+      << "the step-timed session lowered a different program";
+  t.next = 0;
+  for (int i = 0; i < std::max(1, args.warmup); ++i)
+    run_once(timed, t);
+  for (auto& st : t.steps)
+    st.clear();
+  for (int i = 0; i < args.repeat; ++i) {
+    run_once(timed, t);
+    for (size_t k = 0; k < t.steps.size(); ++k)
+      t.steps[k].push_back(timed.last_step_times()[k] * 1e3);
+  }
+  m.step_ms.clear();
+  for (const auto& st : t.steps)
+    m.step_ms.push_back(median(st));
+}
+
+// Times the strategies `ms`: each one's warm-up, then their timed runs in --interleave blocks
+// taken in turn (so that a spell of load on the host falls on every strategy alike).
+void time_strategies(const std::vector<Measured*>& ms, const HostTensorMap& inputs,
+                     const BenchArgs& args) {
+  std::deque<Timing> timings(ms.size());
+  for (size_t j = 0; j < ms.size(); ++j) {
+    fmt::print(stderr, "bench: {}: {} warm-up + {} timed runs on {} threads{} ...\n",
+               ms[j]->strategy, args.warmup, args.repeat, ms[j]->session->threads(),
+               ms.size() > 1 ? fmt::format(", in {} blocks taken in turn", args.interleave) : "");
+    start_timing(*ms[j], timings[j], inputs, args);
+  }
+  const int blocks = ms.size() > 1 ? args.interleave : 1;
+  for (int b = 0; b < blocks; ++b)
+    for (size_t j = 0; j < ms.size(); ++j)
+      time_runs(*ms[j], timings[j], args.repeat * (b + 1) / blocks - args.repeat * b / blocks,
+                args);
+  for (size_t j = 0; j < ms.size(); ++j) {
+    Measured& m = *ms[j];
+    finish_timing(m, timings[j], args);
+    fmt::print(stderr, "bench: {}: median {:.3f} ms (min {:.3f} ms)\n", m.strategy, m.median_ms,
+               m.min_ms);
+    if (const auto p = m.session->profiled_plan())
+      print_profiled(stderr, "bench: " + m.strategy, *p);
   }
 }
 
@@ -317,6 +362,8 @@ int bench(const BenchArgs& args) {
                                                   << args.repeat << ", " << args.warmup << ")";
   VTC_CHECK(!args.strategies.empty()) << "--strategies: none given";
   VTC_CHECK(args.rotate >= 1) << "--rotate must be >= 1 (got " << args.rotate << ")";
+  VTC_CHECK(args.interleave >= 1 && args.interleave <= args.repeat)
+      << "--interleave must be in [1, --repeat] (got " << args.interleave << ")";
   std::vector<Measured> runs;
   HostTensorMap inputs;
   bool have_inputs = false;
@@ -351,13 +398,15 @@ int bench(const BenchArgs& args) {
       inputs = model_inputs(m.session->inputs(), args.inputs, args.seed);
       have_inputs = true;
     }
-    fmt::print(stderr, "bench: {}: {} warm-up + {} timed runs on {} threads ...\n", strategy,
-               args.warmup, args.repeat, m.session->threads());
-    measure(m, inputs, args);
-    fmt::print(stderr, "bench: {}: median {:.3f} ms (min {:.3f} ms)\n", strategy, m.median_ms,
-               m.min_ms);
-    if (const auto p = m.session->profiled_plan()) print_profiled(stderr, "bench: " + strategy, *p);
     runs.push_back(std::move(m));
+    if (args.interleave > 1) continue; // timed below, once every strategy is compiled
+    time_strategies({&runs.back()}, inputs, args);
+  }
+  if (args.interleave > 1) {
+    std::vector<Measured*> all;
+    for (Measured& m : runs)
+      all.push_back(&m);
+    time_strategies(all, inputs, args);
   }
 
   int threads = runs.front().session->threads();
@@ -421,6 +470,10 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--rotate", args->rotate,
                   "sets of inputs and outputs the runs use in turn (inputs that fit in a cache "
                   "are then not read from it every run)")
+      ->capture_default_str();
+  cmd->add_option("--interleave", args->interleave,
+                  "compile every strategy first, then split each one's timed runs into this many "
+                  "blocks taken in turn (a spell of load on the host then falls on all alike)")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "seed for the random inputs");
   cmd->add_option("--input,-i", args->inputs,

@@ -1,0 +1,54 @@
+"""`vtc bench --interleave N`: every strategy is compiled before any is timed, each one's timed
+runs come in N blocks taken in turn (so that load on the host weighs on all alike), and the
+figures are those of the plain run: a median and minimum per strategy over --repeat runs, and
+each step's time. --interleave outside [1, --repeat] is refused with its name."""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--vtc", required=True)
+    parser.add_argument("--work", required=True)
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    subprocess.run([sys.executable, os.path.join(ROOT, "models", "generate.py"), "--out", args.work,
+                    "--size", "small", "--only", "yolo11_c3k2", "--dtype", "f32", "--batch", "1"],
+                   check=True, capture_output=True)
+    model = os.path.join(args.work, "yolo11_c3k2_small_f32_b1.onnx")
+    out = os.path.join(args.work, "bench.json")
+    r = subprocess.run([args.vtc, "bench", model, "--strategies", "none,greedy", "--repeat", "6",
+                        "--interleave", "3", "--json", out, "--python", "/nonexistent/python"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stderr)
+        return 1
+    lines = r.stderr.splitlines()
+    compiled = [i for i, l in enumerate(lines) if "lowering and compiling" in l]
+    timed = [i for i, l in enumerate(lines) if "in 3 blocks taken in turn" in l]
+    ok = len(compiled) == 2 and len(timed) == 2 and max(compiled) < min(timed)
+    with open(out) as f:
+        doc = json.load(f)
+    for name in ("none", "greedy"):
+        s = doc["strategies"][name]
+        ok = ok and 0 < s["min_ms"] <= s["median_ms"] and len(s["step_times"]) == s["steps"]
+    bad = subprocess.run([args.vtc, "bench", model, "--repeat", "2", "--interleave", "3"],
+                         capture_output=True, text=True)
+    ok = ok and bad.returncode != 0 and "--interleave" in bad.stderr
+    if not ok:
+        print(r.stderr)
+        print(json.dumps(doc["strategies"], indent=1)[:2000])
+        print(bad.stderr)
+        return 1
+    print("bench --interleave: both strategies compiled first, timed in 3 blocks in turn")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

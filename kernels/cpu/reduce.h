@@ -168,7 +168,10 @@ void reduce_planes(const OutA& out, const InA& in, int64_t n, int64_t c, int64_t
 
 } // namespace detail
 
-// out[r] = reduce_j in[r, j] for r < outer, j < reduced (out rank 1, in rank 2).
+// out[r] = reduce_j in[r, j] for r < outer, j < reduced (out rank 1, in rank 2). Rows that lie
+// in memory are reduced where they lie, as reduce_planes does (a ReduceMean over the spatial
+// axes then costs what GlobalAveragePool does); others are staged first, the same values in
+// the same order either way.
 template <ReduceKind K, Accessor OutA, Accessor InA>
 void reduce(const OutA& out, const InA& in, int64_t outer, int64_t reduced) {
   static_assert(OutA::rank == 1 && InA::rank == 2, "reduce: [outer, reduced] -> [outer]");
@@ -178,7 +181,10 @@ void reduce(const OutA& out, const InA& in, int64_t outer, int64_t reduced) {
       [&](int64_t r, C* dst) {
         load_run(in, Index<2>{r, 0}, reduced, dst);
       },
-      [&](int64_t r, C v) { out.store(Index<1>{r}, v); });
+      [&](int64_t r, C v) { out.store(Index<1>{r}, v); },
+      [&](int64_t r) -> const C* {
+        return reduced > 0 ? run_target<C>(in, Index<2>{r, 0}, reduced) : nullptr;
+      });
 }
 
 } // namespace vtc::kernels

@@ -147,7 +147,12 @@ std::vector<KernelCall> reduce(KernelContext& c, const Node& n) {
     reduced *= s[size_t(d)];
   int64_t outer = shape_numel(s) / std::max<int64_t>(reduced, 1);
   IndexTerms xs = rows_view(s, red);
-  Acc X = c.g.view(c.g.value(n.inputs[0]), 2, xs, is_trailing(red, r));
+  // Over trailing axes of a dense input each row is one run of `reduced` values in memory,
+  // which the kernel reduces where it lies; the view's inner accessor knows only the runs of
+  // its last dimension (a plane's rows, for a mean over H and W).
+  const bool trailing = is_trailing(red, r);
+  const bool dense_rows = trailing && c.g.physical(n.inputs[0]);
+  Acc X = c.g.view(c.g.value(n.inputs[0]), 2, xs, trailing, dense_rows ? reduced : 0);
   // Output index from the outer coordinate: kept dims unflattened, reduced dims 0 (keepdims).
   Shape kept_dims;
   for (int d = 0; d < r; ++d)

@@ -5,6 +5,7 @@
 // logits, empty reductions, integers).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 
 #include <cmath>
@@ -285,6 +286,57 @@ TEST(ReduceTest, ManyRowsGiveTheBitsOfOneRowAtATime) {
           << "sum, row " << r << " of length " << len;
       EXPECT_EQ(std::bit_cast<uint32_t>(mean[size_t(r)]), std::bit_cast<uint32_t>(one_mean))
           << "mean, row " << r << " of length " << len;
+    }
+  }
+}
+
+// A dense [rows, len] view that counts the runs staged through it (run_load), so that a test
+// can tell a row reduced where it lies from one copied out first.
+struct CountingRows {
+  using value_type = float;
+  static constexpr int rank = 2;
+  static constexpr int64_t contig = int64_t(1) << 40; // every row one block
+  static constexpr bool has_ptr = true;
+  float* p;
+  int64_t len;
+  int* staged;
+  float* ptr(const Index<2>& i) const { return p + i[0] * len + i[1]; }
+  float load(const Index<2>& i) const { return *ptr(i); }
+  void run_load(const Index<2>& i, int64_t n, float* dst) const {
+    ++*staged;
+    std::copy_n(ptr(i), n, dst);
+  }
+};
+
+// Rows in memory (the [n*c, h*w] view of a ReduceMean over the spatial axes) are reduced where
+// they lie, as global pooling reduces its planes, with the bits of staging them; a row count
+// that is not a multiple of 16 takes both the 16-row and the one-row paths.
+TEST(ReduceTest, RowsInMemoryAreReducedWhereTheyLie) {
+  std::mt19937 rng(44);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  for (int64_t len : {1, 4, 49, 256}) {
+    const int64_t rows = 37;
+    std::vector<float> x(static_cast<size_t>(rows * len)), mean(static_cast<size_t>(rows)),
+        sum(static_cast<size_t>(rows)), max(static_cast<size_t>(rows));
+    for (auto& v : x)
+      v = value(rng);
+    int staged = 0;
+    const CountingRows in{x.data(), len, &staged};
+    reduce<ReduceKind::Mean>(DenseAccessor<float, 1>(mean.data(), {rows}), in, rows, len);
+    reduce<ReduceKind::Sum>(DenseAccessor<float, 1>(sum.data(), {rows}), in, rows, len);
+    reduce<ReduceKind::Max>(DenseAccessor<float, 1>(max.data(), {rows}), in, rows, len);
+    EXPECT_EQ(staged, 0) << "rows of length " << len << " were copied before being reduced";
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = x.data() + r * len;
+      EXPECT_EQ(std::bit_cast<uint32_t>(mean[size_t(r)]),
+                std::bit_cast<uint32_t>(reduce_buffer<ReduceKind::Mean>(row, len)))
+          << "mean, row " << r << " of length " << len;
+      EXPECT_EQ(std::bit_cast<uint32_t>(sum[size_t(r)]),
+                std::bit_cast<uint32_t>(reduce_buffer<ReduceKind::Sum>(row, len)))
+          << "sum, row " << r << " of length " << len;
+      EXPECT_EQ(std::bit_cast<uint32_t>(max[size_t(r)]),
+                std::bit_cast<uint32_t>(reduce_buffer<ReduceKind::Max>(row, len)))
+          << "max, row " << r << " of length " << len;
     }
   }
 }

@@ -317,6 +317,7 @@ void write_json(const BenchArgs& args, const std::vector<Measured>& runs, const 
                         {"repeat", args.repeat},
                         {"warmup", args.warmup},
                         {"rotate", args.rotate},
+                        {"interleave", args.interleave},
                         {"timer", args.target == TargetKind::cuda
                                       ? "CUDA events around a run on vtc's stream"
                                       : "wall clock around a run"},

@@ -35,6 +35,7 @@ def main() -> int:
     ok = len(compiled) == 2 and len(timed) == 2 and max(compiled) < min(timed)
     with open(out) as f:
         doc = json.load(f)
+    ok = ok and doc["interleave"] == 3 and doc["repeat"] == 6
     for name in ("none", "greedy"):
         s = doc["strategies"][name]
         ok = ok and 0 < s["min_ms"] <= s["median_ms"] and len(s["step_times"]) == s["steps"]

@@ -74,11 +74,34 @@ double AnalyticCostModel::line_penalty(const Contiguity& c, int elem_bytes) cons
   return std::clamp(penalty, 1.0, double(line) / double(elem_bytes));
 }
 
+namespace {
+
+// The one tensor a read through `m` reaches (every piece on it, none constant), else null.
+const Base* sole_base(const Mapping& m) {
+  const Base* base = nullptr;
+  for (const Piece& p : m.pieces) {
+    if (p.is_constant() || (base && p.base != base)) return nullptr;
+    base = p.base;
+  }
+  return base;
+}
+
+} // namespace
+
 double AnalyticCostModel::latency(const StepQuery& q) const {
   if (!q.active) return 0;
   // Matrix operands may be read either way (gemm_bt; attention reads K^T as K).
   bool gemm =
       q.kernel && (q.kernel->kind == KernelKind::gemm || q.kernel->kind == KernelKind::attention);
+  // Reads of one step through mappings onto the same tensor (a row's first 16 elements and its
+  // 17th, the three slices of a fused QKV product) touch the same lines: together they cost at
+  // most that tensor's bytes, however short each one's runs.
+  struct SharedBase {
+    const Base* base;
+    double charged, cap;
+    int reads;
+  };
+  std::vector<SharedBase> shared;
   double bytes = 0, probes = 0;
   for (const OperandQuery& o : q.operands) {
     double b = double(o.bytes);
@@ -89,10 +112,29 @@ double AnalyticCostModel::latency(const StepQuery& q) const {
       if (!o.write) b *= o.profile->footprint;
       b = b * penalty + elems * o.profile->loads * 8;
       probes += elems * o.profile->probes;
+      const Base* base = o.write || o.scatter || o.profile->loads > 0 || o.profile->probes > 0
+                             ? nullptr
+                             : sole_base(*o.mapping);
+      if (base) {
+        auto it = std::find_if(shared.begin(), shared.end(),
+                               [&](const SharedBase& s) { return s.base == base; });
+        if (it == shared.end()) {
+          const double numel = std::accumulate(base->shape.begin(), base->shape.end(), 1.0,
+                                               [](double n, int64_t e) { return n * double(e); });
+          shared.push_back({base, 0.0, numel * double(o.elem_bytes), 0});
+          it = shared.end() - 1;
+        }
+        it->charged += b;
+        ++it->reads;
+        bytes += double(o.extra_bytes);
+        continue;
+      }
     }
     if (o.scatter) b *= line_penalty(o.scatter->contiguity, o.elem_bytes);
     bytes += b + double(o.extra_bytes);
   }
+  for (const SharedBase& s : shared)
+    bytes += s.reads > 1 ? std::min(s.charged, s.cap) : s.charged;
   return p_.launch + bytes / p_.bandwidth + probes * p_.probe;
 }
 

@@ -12,7 +12,8 @@
 // cache lines a run of the mapping touches per useful byte (paper §4.3: Type I costs nothing,
 // a partially contiguous run of at least a line nearly nothing, short runs up to a line per
 // element). A GEMM reads an operand in either orientation (NN or NT), so its penalty is the
-// better of the mapping and its transpose in the last two dimensions.
+// better of the mapping and its transpose in the last two dimensions. Reads of one step that
+// reach the same tensor share its lines: together they cost at most that tensor's bytes.
 #pragma once
 
 #include <string>

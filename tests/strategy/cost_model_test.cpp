@@ -17,57 +17,48 @@ Mapping columns(const Base* base, int64_t rows, int64_t first, int64_t width) {
                       {IndexExpr::var(0, rows), IndexExpr::var(1, width) + first});
 }
 
-OperandQuery read(const Mapping& m, const MappingProfile& p) {
-  OperandQuery o;
-  o.bytes = m.shape[0] * m.shape[1] * 4;
-  o.elem_bytes = 4;
-  o.mapping = &m;
-  o.profile = &p;
-  return o;
+// Seconds the roofline (launch cost left out) gives one step reading f32 through `reads`.
+double seconds(const std::vector<const Mapping*>& reads) {
+  AnalyticParams params;
+  params.launch = 0;
+  const AnalyticCostModel model(params);
+  std::vector<MappingProfile> profiles;
+  for (const Mapping* m : reads)
+    profiles.push_back(profile_mapping(*m, 4, params.line_bytes));
+  StepQuery q;
+  for (size_t k = 0; k < reads.size(); ++k) {
+    OperandQuery o;
+    o.bytes = reads[k]->shape[0] * reads[k]->shape[1] * 4;
+    o.elem_bytes = 4;
+    o.mapping = reads[k];
+    o.profile = &profiles[k];
+    q.operands.push_back(o);
+  }
+  return model.latency(q);
 }
+
+const double kBandwidth = AnalyticParams{}.bandwidth;
 
 TEST(AnalyticCost, ReadsOfOneTensorShareItsLines) {
   static int key;
   const int64_t rows = 4096;
   const Base* base = intern_base(&key, "product", {rows, 17});
   const Mapping values = columns(base, rows, 0, 16), last = columns(base, rows, 16, 1);
-  AnalyticParams params;
-  params.launch = 0;
-  const AnalyticCostModel model(params);
-  const MappingProfile pv = profile_mapping(values, 4, params.line_bytes);
-  const MappingProfile pl = profile_mapping(last, 4, params.line_bytes);
-  const double base_seconds = double(rows * 17 * 4) / params.bandwidth;
-
-  StepQuery alone;
-  alone.operands = {read(last, pl)};
   // One element a row: a line (64 bytes) for every 4 useful ones.
-  EXPECT_NEAR(model.latency(alone), 16.0 * double(rows * 4) / params.bandwidth, 1e-12);
-
-  StepQuery both;
-  both.operands = {read(values, pv), read(last, pl)};
+  EXPECT_NEAR(seconds({&last}), 16.0 * double(rows * 4) / kBandwidth, 1e-12);
   // Together no more than the tensor once, though the two alone add up to nearly twice that.
-  StepQuery values_only;
-  values_only.operands = {read(values, pv)};
-  EXPECT_GT(model.latency(values_only) + model.latency(alone), 1.9 * base_seconds);
-  EXPECT_LE(model.latency(both), base_seconds * (1 + 1e-9));
+  const double base_seconds = double(rows * 17 * 4) / kBandwidth;
+  EXPECT_GT(seconds({&values}) + seconds({&last}), 1.9 * base_seconds);
+  EXPECT_LE(seconds({&values, &last}), base_seconds * (1 + 1e-9));
 }
 
 // Reads of different tensors are charged each on its own.
 TEST(AnalyticCost, ReadsOfDifferentTensorsAddUp) {
   static int k0, k1;
   const int64_t rows = 4096;
-  const Base* a = intern_base(&k0, "a", {rows, 17});
-  const Base* b = intern_base(&k1, "b", {rows, 17});
-  const Mapping ma = columns(a, rows, 16, 1), mb = columns(b, rows, 16, 1);
-  AnalyticParams params;
-  params.launch = 0;
-  const AnalyticCostModel model(params);
-  const MappingProfile pa = profile_mapping(ma, 4, params.line_bytes);
-  const MappingProfile pb = profile_mapping(mb, 4, params.line_bytes);
-  StepQuery one, two;
-  one.operands = {read(ma, pa)};
-  two.operands = {read(ma, pa), read(mb, pb)};
-  EXPECT_NEAR(model.latency(two), 2 * model.latency(one), 1e-12);
+  const Mapping a = columns(intern_base(&k0, "a", {rows, 17}), rows, 16, 1);
+  const Mapping b = columns(intern_base(&k1, "b", {rows, 17}), rows, 16, 1);
+  EXPECT_NEAR(seconds({&a, &b}), 2 * seconds({&a}), 1e-12);
 }
 
 } // namespace

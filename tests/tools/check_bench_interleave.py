@@ -3,25 +3,17 @@ runs come in N blocks taken in turn (so that load on the host weighs on all alik
 figures are those of the plain run: a median and minimum per strategy over --repeat runs, and
 each step's time. --interleave outside [1, --repeat] is refused with its name."""
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tool_args import small_workload, vtc_and_work
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--vtc", required=True)
-    parser.add_argument("--work", required=True)
-    args = parser.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    subprocess.run([sys.executable, os.path.join(ROOT, "models", "generate.py"), "--out", args.work,
-                    "--size", "small", "--only", "yolo11_c3k2", "--dtype", "f32", "--batch", "1"],
-                   check=True, capture_output=True)
-    model = os.path.join(args.work, "yolo11_c3k2_small_f32_b1.onnx")
+    args = vtc_and_work()
+    model = small_workload(args.work, "yolo11_c3k2")
     out = os.path.join(args.work, "bench.json")
     r = subprocess.run([args.vtc, "bench", model, "--strategies", "none,greedy", "--repeat", "6",
                         "--interleave", "3", "--json", out, "--python", "/nonexistent/python"],

@@ -3,7 +3,6 @@ architecture (sm_90a) with no GPU here: the cubins land in the cache directory, 
 compile finds them all, and the architecture or a cuda-only flag given wrongly is refused with
 a one-line error. On cpu the shared object is built once and found the second time."""
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -12,6 +11,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from tool_args import vtc_and_work
 
 SKIP = 77
 
@@ -33,11 +34,7 @@ def vtc(args, *argv):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--vtc", required=True)
-    parser.add_argument("--work", required=True)
-    args = parser.parse_args()
-    os.makedirs(args.work, exist_ok=True)
+    args = vtc_and_work()
     model = os.path.join(args.work, "tiny.onnx")
     tiny_model(model)
     failures = []

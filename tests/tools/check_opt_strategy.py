@@ -2,12 +2,10 @@
 line names the strategy, and greedy's program keeps fewer copy steps than none's on the small
 Llama layer (whose Transpose / Expand / Reshape chains greedy makes virtual)."""
 
-import argparse
-import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tool_args import small_workload, vtc_and_work
 
 
 def program(vtc: str, model: str, strategy: str) -> list[str]:
@@ -18,15 +16,8 @@ def program(vtc: str, model: str, strategy: str) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--vtc", required=True)
-    parser.add_argument("--work", required=True)
-    args = parser.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    subprocess.run([sys.executable, os.path.join(ROOT, "models", "generate.py"), "--out", args.work,
-                    "--size", "small", "--only", "llama3_layer", "--dtype", "f32", "--batch", "1"],
-                   check=True, capture_output=True)
-    model = os.path.join(args.work, "llama3_layer_small_f32_b1.onnx")
+    args = vtc_and_work()
+    model = small_workload(args.work, "llama3_layer")
     copies = {}
     for strategy in ("none", "greedy"):
         lines = program(args.vtc, model, strategy)

@@ -78,6 +78,13 @@ template <typename A> inline constexpr bool values_of = requires {
   requires bool(A::has_values);
 };
 
+// Whether reader A computes N adjacent elements at once: loads<N>(i, limit, dst), the values
+// load_floats<N> would give element by element (device code; a computed accessor's operands
+// read as vectors where they can be).
+template <typename A> inline constexpr bool loads_of = requires {
+  requires bool(A::has_loads);
+};
+
 // The compute type an accessor's load() returns (float for f32/f16/bf16, double for f64,
 // int64_t for the integer types).
 template <typename A>

@@ -303,8 +303,9 @@ __device__ VTC_INLINE Index<R> row_index(const int64_t (&extent)[R > 0 ? R : 1],
 }
 
 // The elements at i .. i + N - 1 along the last dimension of a reader, as floats (compute
-// values): one vector load when `vec` (the caller checked vector_capable and alignment),
-// else N loads, elements at or past `limit` reading as 0. The values are the same both ways.
+// values): one vector load when `vec` (the caller checked vector_capable and alignment), a
+// computed reader's loads<N> (its operands' runs as vectors), else N loads; elements at or past
+// `limit` read as 0. The values are the same every way.
 template <int N, class A>
 __device__ VTC_INLINE void load_floats(const A& a, Index<A::rank> i, bool vec, int64_t limit,
                                        float (&dst)[N]) {
@@ -318,6 +319,10 @@ __device__ VTC_INLINE void load_floats(const A& a, Index<A::rank> i, bool vec, i
         dst[u] = to_compute(unpack<T>(w, u));
       return;
     }
+  }
+  if constexpr (loads_of<A>) {
+    a.template loads<N>(i, limit, dst);
+    return;
   }
   const int64_t first = i[A::rank - 1];
 #pragma unroll

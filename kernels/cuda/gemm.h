@@ -23,7 +23,9 @@
 // stages a chunk of A's rows and B's columns in shared memory (neighbouring threads along B's runs:
 // n where B has them, else k, as for a transposed K), then every thread continues its chain from
 // there. Reading the operands per thread instead left each chain waiting on one load at a time (195
-// GB/s in the model, through the virtual Pad and Transpose of the attention's operands).
+// GB/s in the model, through the virtual Pad and Transpose of the attention's operands). A's
+// chunk along k goes in runs of 8 (load_floats: a vector where A has runs, and through a fused
+// prologue the vector of the operand under it), not element by element.
 //
 // Decode-sized M (<= 16) belongs to gemv.h.
 #pragma once
@@ -394,14 +396,25 @@ __device__ void gemm_f32_small(Out out, A a, B b, void* ws, GemmShape s, int64_t
       __syncthreads(); // the previous chunk is consumed
       // A's chunk in the order of its runs: along k, or along m where only its transpose has
       // them (EfficientViT's k^T read from a Transpose kept physical, a k every 48 elements).
-      auto a_row = [&](int e) { return AAlongM ? e % int(M) : e / width; };
-      auto a_col = [&](int e) { return AAlongM ? e / int(M) : e % width; };
-      stage_in_flight(
-          t, T, int(M) * width,
-          [&](int e) {
-            return float(a.load(Index<3>{bi, a_row(e), k0 + a_col(e)}));
-          },
-          [&](int e, float v) { as[a_row(e) * pitch + a_col(e)] = v; });
+      if constexpr (AAlongM) {
+        stage_in_flight(
+            t, T, int(M) * width,
+            [&](int e) {
+              return float(a.load(Index<3>{bi, e % int(M), k0 + e / int(M)}));
+            },
+            [&](int e, float v) { as[e % int(M) * pitch + e / int(M)] = v; });
+      } else { // runs of 8 along k (vectors where A, or the operand under its prologue, has them)
+        const int runs = (width + 7) / 8;
+        for (int e = t; e < int(M) * runs; e += T) {
+          const int row = e % int(M), c = e / int(M) * 8;
+          const Index<3> ix{bi, row, k0 + c};
+          float v[8];
+          load_floats<8>(a, ix, c + 8 <= width && vector_at<8>(a, ix), k0 + width, v);
+#pragma unroll
+          for (int u = 0; u < 8; ++u)
+            if (c + u < width) as[row * pitch + c + u] = v[u];
+        }
+      }
       auto b_col = [&](int e) { return b_along_n ? e % int(N) : e / width; };
       auto b_k = [&](int e) { return b_along_n ? e / int(N) : e % width; };
       stage_in_flight(

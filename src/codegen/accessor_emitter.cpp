@@ -434,6 +434,53 @@ Acc AccessorEmitter::mapped(const Mapping& m, DType dtype) {
   return {name, name + "{" + inits + "}", r};
 }
 
+namespace {
+
+// A computed accessor's loads<N>(i, limit, dst): the elements at i .. i + N - 1 along the last
+// dimension as floats, those at or past `limit` as 0 (load_floats' contract): operands constant
+// along it read once, operands read along it as N floats (vectors where they can be: a Relu and
+// Cast over a tensor with runs read 8 elements an instruction, not one), the others element by
+// element; then the expression per element, as load() computes it.
+std::string vector_loads(const std::vector<ReadOperand>& ops, int r, const std::string& prefix,
+                         const char* t, const std::string& expr) {
+  const std::string last = std::to_string(r - 1), R = std::to_string(r);
+  std::ostringstream os, loop;
+  os << "  static constexpr bool has_loads = true;\n"
+     << "  template <int N> __device__ void loads(const Index<" << R
+     << ">& i, int64_t limit, float (&dst)[N]) const {\n";
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const std::string a = prefix + std::to_string(k);
+    const std::string at = index_of(ops[k].acc.rank, ops[k].index);
+    const std::string zero = "compute_t<decltype(" + a + ")>(0)";
+    const AlongLast along = along_last(ops[k], r);
+    if (along == AlongLast::constant) {
+      os << "    const auto c_" << a << " = i[" << last << "] < limit ? " << a << ".load(" << at
+         << ") : " << zero << ";\n";
+      loop << "      const auto o_" << a << " = c_" << a << ";\n";
+      continue;
+    }
+    const std::string each = "(i[" + last + "] + u < limit ? [&](Index<" + R + "> i) { i[" + last +
+                             "] += u; return " + a + ".load(" + at + "); }(i) : " + zero + ")";
+    os << "    compute_t<decltype(" << a << ")> b_" << a << "[N];\n";
+    if (along == AlongLast::run)
+      os << "    if constexpr (portable::is_same_v<compute_t<decltype(" << a
+         << ")>, float>) {\n      const auto ix = " << at << ";\n"
+         << "      vtc::kernels::cuda::load_floats<N>(" << a << ", ix, i[" << last
+         << "] + N <= limit && vtc::kernels::cuda::vector_at<N>(" << a << ", ix), limit, b_" << a
+         << ");\n    } else {\n"
+         << "      for (int u = 0; u < N; ++u) b_" << a << "[u] = " << each << ";\n    }\n";
+    else
+      os << "    for (int u = 0; u < N; ++u) b_" << a << "[u] = " << each << ";\n";
+    loop << "      const auto o_" << a << " = b_" << a << "[u];\n";
+  }
+  os << "#pragma unroll\n    for (int u = 0; u < N; ++u) {\n"
+     << loop.str() << "      dst[u] = i[" << last << "] + u < limit ? float(vtc_round<" << t << ">("
+     << expr << ")) : 0.0f;\n    }\n  }\n";
+  return os.str();
+}
+
+} // namespace
+
 Acc AccessorEmitter::computed(const Value* v) {
   const Node* p = v->producer;
   VTC_CHECK(p) << "computed value '" << v->name << "' has no producer";
@@ -458,6 +505,11 @@ Acc AccessorEmitter::computed(const Value* v) {
   auto e = elementwise_expr(*p, args);
   VTC_CHECK(e) << p->describe() << ": no expression";
   auto e_run = runs ? elementwise_expr(*p, run_args) : std::nullopt;
+  const bool vectors = r > 0 && dialect_.vector_forms();
+  std::vector<std::string> vector_args;
+  for (size_t k = 0; k < ops.size(); ++k)
+    vector_args.push_back("o_a" + std::to_string(k));
+  auto e_vector = vectors ? elementwise_expr(*p, vector_args) : std::nullopt;
   std::string name = fresh("P");
   const char* t = cpp_storage_type(v->type.dtype);
   std::ostringstream os;
@@ -479,6 +531,7 @@ Acc AccessorEmitter::computed(const Value* v) {
        << run_pre << "      for (int64_t j = 0; j < n; ++j) {\n"
        << run_loop << "        dst[j] = D(vtc_round<" << t << ">(" << *e_run
        << "));\n      }\n  }\n";
+  if (e_vector) os << vector_loads(ops, r, "a", t, *e_vector);
   os << "};\n";
   def(os.str());
   return {name, name + "{" + inits + "}", r};
@@ -515,7 +568,11 @@ Acc AccessorEmitter::view(const Acc& inner, int rank, const IndexTerms& index, b
   // an epilogue's adjacent values) through.
   const bool passes_last = keeps_last && !index.empty() && index.back().is_dim(rank - 1);
   if (dialect_.vector_forms() && passes_last)
-    os << "  static constexpr bool has_values = vtc::kernels::values_of<I>;\n"
+    os << "  static constexpr bool has_loads = vtc::kernels::loads_of<I>;\n"
+       << "  template <int N> __device__ void loads(const Index<" << rank
+       << ">& i, int64_t limit, float (&dst)[N]) const {\n"
+       << "    in.template loads<N>(map(i), limit, dst);\n  }\n"
+       << "  static constexpr bool has_values = vtc::kernels::values_of<I>;\n"
        << "  template <int N, typename R> __device__ void values(const Index<" << rank
        << ">& i, const float (&vs)[N], R (&res)[N]) const {\n"
        << "    in.template values<N>(map(i), vs, res);\n  }\n";

@@ -1,8 +1,8 @@
 // Accessors for the cuda kernel tests, in the shapes code generation gives them: a dense
 // tensor, a strided view (a transpose or a slice: ptr() but runs of one element), a two-piece
 // mapped tensor (a Concat along dimension D: indices below `split` in piece 0, the rest in
-// piece 1, each with its own base and strides) and a computed operand (load() only). Device
-// code, compiled under NVRTC with the kernels.
+// piece 1, each with its own base and strides) and a computed operand (load() and loads<N>()).
+// Device code, compiled under NVRTC with the kernels.
 #pragma once
 
 #include "kernels/cuda/common.h"
@@ -54,7 +54,8 @@ template <class T, int R, int D, int64_t Contig = int64_t(1) << 30> struct Conca
   }
 };
 
-// The values of A, through load() only (as a fused prologue offers them).
+// The values of A, through load() and loads<N>() only (as a fused prologue offers them: N
+// adjacent values from A's runs, read as vectors where A has them).
 template <class A> struct Computed {
   using value_type = typename A::value_type;
   static constexpr int rank = A::rank;
@@ -62,6 +63,11 @@ template <class A> struct Computed {
   static constexpr bool has_ptr = false;
   A in;
   VTC_HD auto load(const Index<rank>& i) const { return in.load(i); }
+  static constexpr bool has_loads = true;
+  template <int N>
+  __device__ void loads(const Index<rank>& i, int64_t limit, float (&dst)[N]) const {
+    cuda::load_floats<N>(in, i, i[rank - 1] + N <= limit && cuda::vector_at<N>(in, i), limit, dst);
+  }
 };
 
 // A [B, H, L, D] reader over a cache [B, H / group, L, D]: head h reads cache head h / group

@@ -58,7 +58,7 @@ if [ ! -x "$vtc" ]; then
     >"$out/build.txt" 2>&1 && cmake --build "$root/build" --target vtc -j "$jobs" >>"$out/build.txt" 2>&1 ||
     { note "build: FAILED (build.txt)"; exit 1; }
 fi
-export VTC_SOURCE_DIR=$root # the kernel headers generated code includes
+export VTC_SOURCE_DIR=${VTC_SOURCE_DIR:-$root} # the kernel headers generated code includes
 nvidia-smi -L >"$out/gpu.txt" 2>&1
 note "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 

@@ -41,17 +41,18 @@ bool affine_in(const Piece& p, int v) {
   return true;
 }
 
-// `m` read over `shape` (of m's size, row-major in the same order), when each piece stays
-// affine in variable d and the pieces are m's. The reshape goes from m's own shape, not from an
-// earlier merge, so that every merged variable is unflattened in one canonical form
+// `m` read over `shape` (of m's size, row-major in the same order), when the pieces are m's
+// and each stays affine in variable d, or `renames` (a dimension of extent 1 merged: variable d
+// is the other one under a new name, wherever it occurs). The reshape goes from m's own shape, not
+// from an earlier merge, so that every merged variable is unflattened in one canonical form
 // ((m floordiv 10) mod 6, never (m mod 60) floordiv 10), which the simplifier folds back.
-std::optional<Mapping> merged(const Mapping& m, const Shape& shape, int d) {
+std::optional<Mapping> merged(const Mapping& m, const Shape& shape, int d, bool renames) {
   static const char kKey = 0;
   const Base* w = intern_base(&kKey, "coalesced", m.shape);
   Result<Mapping> c = compose(reshape_mapping(shape, w), w, m);
   if (!c.ok() || c->pieces.size() != m.pieces.size()) return std::nullopt;
   for (const Piece& p : c->pieces)
-    if (!affine_in(p, d)) return std::nullopt;
+    if (!renames && !affine_in(p, d)) return std::nullopt;
   return *c.value;
 }
 
@@ -65,11 +66,12 @@ CoalescedSpace coalesce(const std::vector<Mapping>& mappings) {
         << "coalesce: mappings over " << shape_str(space.shape) << " and " << shape_str(m.shape);
   for (int d = int(space.shape.size()) - 2; d >= 0; --d) {
     Shape shape = space.shape;
+    const bool renames = shape[size_t(d)] == 1 || shape[size_t(d + 1)] == 1;
     shape[size_t(d)] *= shape[size_t(d + 1)];
     shape.erase(shape.begin() + d + 1);
     std::vector<Mapping> views;
     for (const Mapping& m : mappings) {
-      std::optional<Mapping> v = merged(m, shape, d);
+      std::optional<Mapping> v = merged(m, shape, d, renames);
       if (!v) break;
       views.push_back(std::move(*v));
     }

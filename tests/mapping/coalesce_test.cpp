@@ -1,5 +1,5 @@
 // Tests of coalescing (src/mapping/coalesce.h): worked examples (the retinanet heads' transpose,
-// dense and sliced tensors, pieces of a concatenation, a reshape that splits a dimension) and a
+// dense and sliced tensors, unit dimensions, a gather, pieces of a concatenation) and a
 // property test: on random chains of data-movement ops, the chain's read mapping and the dense
 // output's identity coalesced together land, at every index of the merged space, where the
 // originals land at the same row-major position, and still read the reference's elements.
@@ -50,8 +50,7 @@ TEST(Coalesce, WhatStaysAffineMerges) {
   EXPECT_EQ(coalesce({identity_mapping(x)}).shape, (Shape{240}));
   // A transpose of the last two dimensions keeps three: no two neighbours merge on both sides.
   const Base* t = named_base("t", {4, 10, 6});
-  EXPECT_EQ(coalesce({identity_mapping(t), transpose_read(x, {0, 2, 1})}).shape,
-            (Shape{4, 10, 6}));
+  EXPECT_EQ(coalesce({identity_mapping(t), transpose_read(x, {0, 2, 1})}).shape, (Shape{4, 10, 6}));
   // A slice of the last dimension: rows of 5 with gaps stay rows; the outer two merge.
   const Base* c = named_base("c", {4, 6, 5});
   std::vector<IndexExpr> j = box_vars(full_box({4, 6, 5}));
@@ -61,6 +60,16 @@ TEST(Coalesce, WhatStaysAffineMerges) {
   // Unit dimensions always go.
   const Base* u = named_base("u", {1, 7, 1, 3, 1});
   EXPECT_EQ(coalesce({transpose_read(u, {0, 2, 1, 4, 3})}).shape, (Shape{21}));
+  // A gather's rows x[ids[0, i1], i2]: the unit dimension goes, though its neighbour is an
+  // index of a load; that neighbour and the row do not merge.
+  const Base* ids = named_base("ids", {1, 16}, Interval{0, 7});
+  const Base* table = named_base("table", {8, 4});
+  std::vector<IndexExpr> g = box_vars(full_box({1, 16, 4}));
+  CoalescedSpace rows =
+      coalesce({single_piece({1, 16, 4}, table, {IndexExpr::load(ids, {g[0], g[1]}), g[2]})});
+  EXPECT_EQ(rows.shape, (Shape{16, 4}));
+  EXPECT_EQ(to_string(rows.mappings[0]),
+            "map [16,4]\n  piece 0: [0:16, 0:4] -> table[load(ids, 0, i0), i1]\n");
 }
 
 TEST(Coalesce, PiecesMergeAlongTheirOuterDimensionOnly) {

@@ -1,8 +1,9 @@
 // The generic copy kernel (see copy_kernel.h): `copy` over the output's index space (cpu:
 // copy(out, shape, in); cuda: copy(out, in, MapShape) with its launch), over image planes
-// flattened to one row when both sides keep them contiguous. On cuda, an input that runs along
-// another dimension than the output's last (a transpose) is copied by copy_transposed, through
-// shared-memory tiles.
+// flattened to one row when both sides keep them contiguous. An input that runs along another
+// dimension than the output's last (a transpose) is copied by copy_transposed: on cuda through
+// shared-memory tiles, on the cpu through local tiles, over the index space of both sides
+// coalesced (mapping/coalesce.h), which also gives the generic cpu copy its longest rows.
 #include "codegen/copy_kernel.h"
 
 #include <cstdlib>
@@ -10,6 +11,7 @@
 
 #include "codegen/kernel_call.h"
 #include "kernels/cuda/elementwise.h"
+#include "mapping/coalesce.h"
 #include "mapping/contiguity.h"
 #include "mapping/flat_plane.h"
 #include "mapping/rules.h"
@@ -47,6 +49,37 @@ KernelCall copy_transposed_call(const Acc& out, const Shape& shape, const Acc& i
       "copy_transposed", {std::to_string(j)}, {out.init, in.init, map_shape_literal(shape)}};
   call.launch = kernels::copy_transposed_launch(shape_numel(shape), shape[size_t(j)], shape.back());
   return call;
+}
+
+// Whether every base of `m` is read through a pointer (a value with a buffer of its own), not
+// through a nested accessor of a virtual value.
+bool physical_bases(const Mapping& m, const StorageMap& storage) {
+  for (const Piece& p : m.pieces)
+    if (p.base && storage.virtual_values.count(static_cast<const Value*>(p.base->key)))
+      return false;
+  return true;
+}
+
+// The cpu copy of `out` from `in` over the index space of both sides coalesced (the copy
+// [1, 16, 16, 3, 10] <- a transpose of [1, 3, 10, 16, 16] runs as [256, 30]): copy_transposed
+// where the input runs along a dimension before the last, else the generic copy; nullopt when
+// neither coalescing nor a transpose changes the generic copy over the output's own shape.
+std::optional<KernelCall> cpu_copy_call(AccessorEmitter& g, const Value* out, const Mapping& in) {
+  const Mapping stored = g.storage_mapping(out);
+  if (!physical_bases(stored, g.storage()) || !physical_bases(in, g.storage())) return std::nullopt;
+  const CoalescedSpace space = coalesce({stored, in});
+  const Shape& shape = space.shape;
+  const DType t = out->type.dtype;
+  if (std::optional<int> j =
+          transposed_dimension(space.mappings[1], shape, int64_t(dtype_size(t)))) {
+    const Acc o = g.mapped(space.mappings[0], t);
+    const Acc in_t = g.mapped(swap_dims(space.mappings[1], *j, int(shape.size()) - 1), t);
+    return KernelCall{
+        "copy_transposed", {std::to_string(*j)}, {o.init, shape_array(shape), in_t.init}};
+  }
+  if (shape == out->type.shape) return std::nullopt;
+  const Acc o = g.mapped(space.mappings[0], t);
+  return copy_call(g.dialect(), o, shape, g.mapped(space.mappings[1], t));
 }
 
 } // namespace
@@ -118,6 +151,12 @@ std::vector<KernelCall> copy_calls(const Node& n, AccessorEmitter& g) {
     // Over the planes flattened to one row when both sides keep them contiguous.
     const Shape& shape = out->type.shape;
     const size_t rank = shape.size();
+    if (dialect.library() == KernelLibrary::cpu) {
+      if (std::optional<KernelCall> c = cpu_copy_call(g, out, *r.mappings[k])) {
+        calls.push_back(std::move(*c));
+        continue;
+      }
+    }
     if (dialect.library() != KernelLibrary::cpu && tiled_transposes()) {
       std::optional<int> j =
           transposed_dimension(*r.mappings[k], shape, int64_t(dtype_size(out->type.dtype)));

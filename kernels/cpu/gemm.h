@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "gemm_core.h"
 #include "stage.h"
@@ -28,6 +29,18 @@ using gemm_compute_t =
     std::conditional_t<(std::is_same_v<compute_t<A>, double> || ...), double, float>;
 
 namespace detail {
+
+// Whether C's rows reach memory one element at a time: its stores (an epilogue's, through the
+// epilogue's target) go through a pointer with no runs along n. A transposed output (a Linear
+// whose result is permuted back to channels first) is one: its runs, if any, lie along m.
+template <typename CA> consteval bool scattered_rows() {
+  if constexpr (epilogue_of<CA>) {
+    using T = std::remove_cvref_t<decltype(std::declval<const CA&>().target())>;
+    return T::has_ptr && T::contig == 1;
+  } else {
+    return CA::has_ptr && CA::contig == 1;
+  }
+}
 
 template <typename C, typename CA, typename AA, typename BA, typename Epi> struct GemmProblem {
   const CA& c;
@@ -42,6 +55,27 @@ template <typename C, typename CA, typename AA, typename BA, typename Epi> struc
   }
   void store_c_row(int64_t bi, int64_t m, int64_t n0, int64_t nc, const C* src) const {
     store_run(c, Index<3>{bi, m, n0}, nc, src, epi);
+  }
+  // A block of C whose rows reach memory element by element is stored a column at a time
+  // (consecutive addresses, where the output is transposed), each element in one inlined
+  // step, instead of a row of a few elements a call staged in a run of its own. value() is
+  // what a run store computes and target().store() what it writes (accessor.h): the same bits.
+  void store_c_block(int64_t bi, int64_t m0, int64_t mc, int64_t n0, int64_t nc, const C* src,
+                     int64_t ldc) const requires(scattered_rows<CA>()) {
+    if constexpr (epilogue_of<CA>) {
+      const auto t = c.target();
+      for (int64_t n = 0; n < nc; ++n)
+        for (int64_t m = 0; m < mc; ++m) {
+          const Index<3> i{bi, m0 + m, n0 + n};
+          t.store(i, c.value(i, C(epi(i, src[m * ldc + n]))));
+        }
+    } else {
+      for (int64_t n = 0; n < nc; ++n)
+        for (int64_t m = 0; m < mc; ++m) {
+          const Index<3> i{bi, m0 + m, n0 + n};
+          c.store(i, epi(i, src[m * ldc + n]));
+        }
+    }
   }
 };
 

@@ -2,8 +2,8 @@
 // seeded shapes (odd sizes, M = 1..4, K over several cache blocks, K = 0, broadcast
 // batches), in f32, f16 and bf16; and the property vtc is built on — the same product
 // through permuted, split, computed and broadcast accessors is bitwise identical to the
-// dense one, and so is the product with B given transposed (gemm_bt), and GEMV rows equal
-// the engine's rows.
+// dense one, and so is the product with B given transposed (gemm_bt) or written through a
+// fused epilogue into a transposed C, and GEMV rows equal the engine's rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,6 +30,32 @@ std::string describe(const GemmCase& c) {
 
 // B read at batch 0 for every batch.
 template <typename A> using BroadcastBatch = ExpandAccessor<A, 0, int64_t(1) << 40>;
+
+// The writer generated code hands gemm() for a Linear whose output is permuted back to
+// channels first: a fused epilogue, relu(v + bias[n]) (the arithmetic of check_gemm's `epi`),
+// with value(), a run form, and a target with ptr() whose rows are not runs (C stored with its
+// last two dimensions swapped, runs along m).
+template <typename T> struct TransposedBiasRelu {
+  using value_type = T;
+  static constexpr int rank = 3;
+  static constexpr int64_t contig = 1;
+  static constexpr bool has_ptr = false;
+  static constexpr bool is_epilogue = true;
+  PermutedAccessor<T, 3, true> out;
+  DenseAccessor<T, 1> bias;
+
+  float value(const Index<3>& i, float v) const {
+    return std::max(v + bias.load(Index<1>{i[2]}), 0.0f);
+  }
+  PermutedAccessor<T, 3, true> target() const { return out; }
+  template <typename V> void store(const Index<3>& i, V v) const { out.store(i, value(i, v)); }
+  template <typename V> void run_store(const Index<3>& i, int64_t n, const V* src) const {
+    for (int64_t j = 0; j < n; ++j) {
+      const Index<3> k{i[0], i[1], i[2] + j};
+      out.store(k, value(k, float(src[j])));
+    }
+  }
+};
 
 template <typename T> void check_gemm(std::mt19937& rng, const GemmCase& c) {
   const std::string what = std::string(type_name<T>()) + " " + describe(c);
@@ -92,6 +118,16 @@ template <typename T> void check_gemm(std::mt19937& rng, const GemmCase& c) {
     else
       gemm(pc, pa, pb, c.batch, c.m, c.n, c.k, epi);
     expect_bitwise(pc, dense, what + ": split A, permuted B, permuted C");
+  }
+  // C written through a fused epilogue whose target is stored transposed (a column a step).
+  {
+    TransposedBiasRelu<T> pc{PermutedAccessor<T, 3, true>({c.batch, c.m, c.n}, {0, 2, 1}),
+                             bias_acc};
+    if (c.broadcast_b)
+      gemm(pc, a.acc(), BroadcastBatch<DenseAccessor<T, 3>>{b.acc()}, c.batch, c.m, c.n, c.k);
+    else
+      gemm(pc, a.acc(), b.acc(), c.batch, c.m, c.n, c.k);
+    expect_bitwise(pc.out, dense, what + ": epilogue into a transposed C");
   }
   // B given transposed (bt[b, n, k]): dense, and split in blocks of 4 along k.
   {
@@ -206,6 +242,26 @@ TEST(GemmTest, SumsInIncreasingK) {
        DenseAccessor<float, 3>(b.data(), {1, K, 1}), 1, 5, 1, K);
   for (float v : c5)
     EXPECT_EQ(v, 0.0f);
+}
+
+// A C whose rows reach memory element by element (a transposed output, behind a fused
+// epilogue or not) is stored by the engine a block at a time (store_c_block), not row by row
+// through runs of a few elements; a C with runs along its rows keeps the row stores.
+TEST(GemmTest, TransposedOutputsStoreWholeBlocks) {
+  using A = DenseAccessor<float, 3>;
+  auto ref_of = [](const auto& c, const A& a, const A& b) {
+    const detail::GemmProblem<float, std::remove_cvref_t<decltype(c)>, A, A, NoEpilogue> p{
+        c, a, b, NoEpilogue{}};
+    return gemm_problem_ref<float, 32>(p).store_c_block != nullptr;
+  };
+  std::vector<float> x(64), bias(4);
+  const A a(x.data(), {1, 4, 4}), b(x.data(), {1, 4, 4});
+  const TransposedBiasRelu<float> epilogue{PermutedAccessor<float, 3, true>({1, 4, 4}, {0, 2, 1}),
+                                           DenseAccessor<float, 1>(bias.data(), {4})};
+  EXPECT_TRUE(ref_of(epilogue, a, b));
+  EXPECT_TRUE(ref_of(PermutedAccessor<float, 3, true>({1, 4, 4}, {0, 2, 1}), a, b));
+  EXPECT_FALSE(ref_of(A(x.data(), {1, 4, 4}), a, b));
+  EXPECT_FALSE(ref_of(ComputedAccessor<float, 3>({1, 4, 4}), a, b));
 }
 
 // The split search's memo (per thread, a fixed number of slots): shapes far more than its slots,

@@ -7,6 +7,7 @@
 // the result depends on the row's values only.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -29,6 +30,27 @@ void for_each_row(const InA& in, int64_t rows, int64_t d, const F& fn) {
     for (int64_t r = r0; r < r1; ++r) {
       load_run(in, Index<2>{r, 0}, d, buf);
       fn(r, buf);
+    }
+  });
+}
+
+// Rows at most this long are normalised kRowGroup at a time (for_each_row_group).
+inline constexpr int64_t kShortRow = 64, kRowGroup = 16;
+
+// Calls fn(r0, count, buffer) for groups of `count` <= kRowGroup consecutive rows from r0, row
+// r0 + i staged at buffer + i * d, groups spread over the threads. A kernel that takes each
+// step of its short rows across the group (every row's sum, then every row's variance, ...)
+// runs the rows' dependent chains side by side instead of one row's after another.
+template <typename C, typename InA, typename F>
+void for_each_row_group(const InA& in, int64_t rows, int64_t d, const F& fn) {
+  const int64_t grain = std::max<int64_t>(kRowGroup, 16384 / std::max<int64_t>(d, 1));
+  parallel_chunks(rows, grain, [&](int64_t r0, int64_t r1) {
+    C* buf = scratch<C, 0>(kRowGroup * d);
+    for (int64_t r = r0; r < r1; r += kRowGroup) {
+      const int64_t count = std::min(kRowGroup, r1 - r);
+      for (int64_t i = 0; i < count; ++i)
+        load_run(in, Index<2>{r + i, 0}, d, buf + i * d);
+      fn(r, count, buf);
     }
   });
 }
@@ -79,6 +101,26 @@ void layer_norm(const YA& y, const XA& x, int64_t rows, int64_t d, double eps, c
   using C = compute_t<XA>;
   const C* g = detail::stage_vector<C, 1>(gamma, d);
   const C* b = detail::stage_vector<C, 2>(beta, d);
+  if (d <= detail::kShortRow) {
+    // Short rows (ConvNeXt's 8 channels) are latency-bound one at a time; a group's rows take
+    // each step together. Each row's operations are those below: the same bits.
+    detail::for_each_row_group<C>(x, rows, d, [&](int64_t r0, int64_t count, C* buf) {
+      C mean[detail::kRowGroup], inv[detail::kRowGroup];
+      for (int64_t i = 0; i < count; ++i)
+        mean[i] = sum_fixed(buf + i * d, d) / C(d);
+      for (int64_t i = 0; i < count; ++i)
+        inv[i] = sum_sq_dev_fixed(buf + i * d, d, mean[i]) / C(d);
+      for (int64_t i = 0; i < count; ++i)
+        inv[i] = C(1) / std::sqrt(inv[i] + C(eps));
+      for (int64_t i = 0; i < count; ++i) {
+        detail::scale_shift(buf + i * d, d, mean[i], inv[i], g, b);
+        store_run(y, Index<2>{r0 + i, 0}, d, buf + i * d);
+        detail::store_scalar(mean_out, r0 + i, mean[i]);
+        detail::store_scalar(inv_std_out, r0 + i, inv[i]);
+      }
+    });
+    return;
+  }
   detail::for_each_row<C>(x, rows, d, [&](int64_t r, C* buf) {
     const C mean = sum_fixed(buf, d) / C(d);
     const C var = sum_sq_dev_fixed(buf, d, mean) / C(d);

@@ -117,6 +117,42 @@ TEST(NormTest, MatchesReferenceAndIsAccessorInvariant) {
   }
 }
 
+// LayerNorm of many short rows (normalised a group of rows at a time) gives each row the bits
+// of its own chain: sum_fixed, then sum_sq_dev_fixed about the mean, 1 / sqrt(var + eps), and
+// fma((x - mean) * inv, gamma, beta); with the row count not a multiple of the group.
+TEST(NormTest, ShortRowsGiveTheBitsOfOneRowAtATime) {
+  std::mt19937 rng(44);
+  std::uniform_real_distribution<float> value(-3.0f, 3.0f);
+  const float eps = 1e-6f;
+  for (int64_t d : {1, 3, 8, 16, 17, 64, 65}) {
+    const int64_t rows = 37;
+    const size_t n = size_t(rows * d), w = size_t(d), h = size_t(rows);
+    std::vector<float> x(n), y(n), gamma(w), beta(w), mean_out(h), inv_out(h);
+    for (std::vector<float>* v : {&x, &gamma, &beta})
+      for (auto& e : *v)
+        e = value(rng);
+    layer_norm(
+        DenseAccessor<float, 2>(y.data(), {rows, d}), DenseAccessor<float, 2>(x.data(), {rows, d}),
+        rows, d, eps, DenseAccessor<float, 1>(gamma.data(), {d}),
+        DenseAccessor<float, 1>(beta.data(), {d}), DenseAccessor<float, 1>(mean_out.data(), {rows}),
+        DenseAccessor<float, 1>(inv_out.data(), {rows}));
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = x.data() + r * d;
+      const float mean = sum_fixed(row, d) / float(d);
+      const float inv = 1.0f / std::sqrt(sum_sq_dev_fixed(row, d, mean) / float(d) + eps);
+      EXPECT_EQ(std::bit_cast<uint32_t>(mean_out[size_t(r)]), std::bit_cast<uint32_t>(mean))
+          << "d " << d << " row " << r;
+      EXPECT_EQ(std::bit_cast<uint32_t>(inv_out[size_t(r)]), std::bit_cast<uint32_t>(inv))
+          << "d " << d << " row " << r;
+      for (int64_t j = 0; j < d; ++j) {
+        const float want = std::fma((row[j] - mean) * inv, gamma[size_t(j)], beta[size_t(j)]);
+        ASSERT_EQ(std::bit_cast<uint32_t>(y[size_t(r * d + j)]), std::bit_cast<uint32_t>(want))
+            << "d " << d << " row " << r << " col " << j;
+      }
+    }
+  }
+}
+
 TEST(NormTest, SoftmaxOfMaskedLogits) {
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> x = {0.0f, -inf, 0.0f, -inf, -inf, -inf}, y(6);

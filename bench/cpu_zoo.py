@@ -9,9 +9,13 @@ on the reference interpreter. The last line is
 
     cpu-zoo: geomean speedup over onnxruntime S, min M, models N
 
-(speedup: onnxruntime's median over vtc greedy's). --json FILE keeps every row.
+(speedup: onnxruntime's median over vtc greedy's). --json FILE keeps every row. With --rounds R
+every model is timed in R runs of `vtc bench`, each model's rounds apart from the others' (all
+models once, then all again): a row's times are the medians over its rounds, so a spell of load
+on the host that falls on one run of a peer, or on the start of one row, weighs once in R.
 
-    python3 bench/cpu_zoo.py --vtc build/tools/vtc [--only REGEX] [--repeat 50] [--json FILE]
+    python3 bench/cpu_zoo.py --vtc build/tools/vtc [--only REGEX] [--repeat 50] [--rounds 3]
+                             [--json FILE]
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,9 +47,9 @@ def models(args) -> list[tuple[str, str]]:
     return [(n, p) for n, p in entries if re.search(args.only, n)]
 
 
-def bench(args, name: str, path: str) -> dict:
+def bench(args, name: str, path: str, round_: int) -> dict:
     row = {"model": name}
-    out = os.path.join(args.work, name + ".json")
+    out = os.path.join(args.work, f"{name}.{round_}.json")
     cmd = [args.vtc, "bench", path, "--strategies", "none,greedy", "--repeat", str(args.repeat),
            "--interleave", str(max(1, min(args.repeat, args.interleave))), "--json", out, "--quiet"]
     if name.startswith(("llama3_", "gemma2_")):
@@ -66,6 +71,25 @@ def bench(args, name: str, path: str) -> dict:
     return row
 
 
+def merged(rounds: list[dict]) -> dict:
+    """One model's rounds as one row: each time the median over the rounds that measured it (a
+    round that failed keeps its error in the row, which fails the table)."""
+    ok = [r for r in rounds if "error" not in r]
+    if not ok:
+        return rounds[-1]
+    row = {"model": ok[0]["model"], "rounds": len(ok), "interpreted": ok[0]["interpreted"],
+           "threads": ok[0]["threads"]}
+    if len(ok) < len(rounds):
+        row["error"] = next(r["error"] for r in rounds if "error" in r)
+    for key in ("none_ms", "greedy_ms", "onnxruntime_ms", "openvino_ms"):
+        values = [r[key] for r in ok if r.get(key)]
+        row[key] = statistics.median(values) if values else None
+        row[key.replace("_ms", "_rounds_ms")] = values
+    if row["onnxruntime_ms"]:
+        row["speedup_over_onnxruntime"] = row["onnxruntime_ms"] / row["greedy_ms"]
+    return row
+
+
 def ms(v) -> str:
     return f"{v:.3f}" if isinstance(v, (int, float)) else "n/a"
 
@@ -80,21 +104,31 @@ def main() -> int:
     parser.add_argument("--interleave", type=int, default=10,
                         help="blocks of timed runs none and greedy take in turn (vtc bench "
                              "--interleave), so that a spell of load on the host falls on both")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="runs of every model, the models' rounds taken in turn; a row is "
+                             "the median over its rounds")
     parser.add_argument("--json", help="every row as JSON")
     parser.add_argument("--work", default=None, help="folder for the runs' files")
     args = parser.parse_args()
     args.work = args.work or tempfile.mkdtemp(prefix="vtc-cpu-zoo-")
     os.makedirs(args.work, exist_ok=True)
 
+    chosen = models(args)
+    earlier: dict[str, list[dict]] = {name: [] for name, _ in chosen}
+    for round_ in range(1, max(1, args.rounds)):
+        print(f"round {round_} of {args.rounds} ...", file=sys.stderr, flush=True)
+        for name, path in chosen:
+            earlier[name].append(bench(args, name, path, round_))
     rows = []
     print(f"{'model':<34} {'none':>8} {'greedy':>8} {'ort':>8} {'openvino':>8} {'interp':>6} "
           f"{'vs ort':>7}", flush=True)
-    for name, path in models(args):
-        row = bench(args, name, path)
+    for name, path in chosen:
+        row = merged(earlier[name] + [bench(args, name, path, max(1, args.rounds))])
         rows.append(row)
         if "error" in row:
             print(f"{name:<34} error: {row['error']}", flush=True)
-            continue
+            if "greedy_ms" not in row:
+                continue
         speed = row.get("speedup_over_onnxruntime")
         print(f"{name:<34} {ms(row['none_ms']):>8} {ms(row['greedy_ms']):>8} "
               f"{ms(row['onnxruntime_ms']):>8} {ms(row['openvino_ms']):>8} "

@@ -1,21 +1,41 @@
 // Threading and scratch memory for the CPU kernel templates. Kernels split their work into
 // tasks whose results do not depend on which thread runs them or in what order, so the
-// schedule (OpenMP, dynamic or static) changes speed only, never bits. Each thread keeps
-// its own 64-byte-aligned scratch buffers (packed GEMM panels, row buffers), reused from
-// call to call. The headers are meant for -fopenmp (as generated code is compiled); without
-// it they still compile and everything runs on the calling thread.
+// schedule changes speed only, never bits. Generated code runs its tasks on the task pool the
+// host binds when it loads the object (vtc_bind_task_pool; vtc's is src/target/cpu_task_pool.h:
+// a loop ends when its tasks are done, not when every thread has arrived); code with no pool
+// bound (kernel tests and benchmarks) uses OpenMP. Each thread keeps its own 64-byte-aligned
+// scratch buffers (packed GEMM panels, row buffers), reused from call to call. The headers are
+// meant for -fopenmp (as generated code is compiled); without it and without a pool they still
+// compile and everything runs on the calling thread.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <new>
+#include <type_traits>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 namespace vtc::kernels {
+
+// A pool of threads lent by the host: threads(self) is how many threads a loop started on the
+// calling thread may use (1 inside one of the pool's tasks), run(self, n, task, ctx) calls
+// task(ctx, t) for every t < n and returns when all are done.
+struct TaskPoolApi {
+  void* self;
+  int (*threads)(void* self);
+  void (*run)(void* self, int64_t n, void (*task)(void* ctx, int64_t t), void* ctx);
+};
+
+// The pool this object's kernels run on (null: OpenMP).
+inline const TaskPoolApi*& bound_task_pool() {
+  static const TaskPoolApi* pool = nullptr;
+  return pool;
+}
 
 // How many SerialScopes this thread is inside (0: kernels may use every thread).
 inline int& serial_depth() {
@@ -38,6 +58,8 @@ struct SerialScope {
 };
 
 inline int max_threads() {
+  if (const TaskPoolApi* pool = bound_task_pool())
+    return serial_depth() > 0 ? 1 : pool->threads(pool->self);
 #ifdef _OPENMP
   return omp_in_parallel() || serial_depth() > 0 ? 1 : omp_get_max_threads();
 #else
@@ -45,10 +67,22 @@ inline int max_threads() {
 #endif
 }
 
-// Runs fn(t) for t in [0, n) over the threads, `dynamic` for coarse uneven tasks, static
-// blocks otherwise. Serial when n is small, when already inside a parallel region, or inside
-// a SerialScope.
+// Runs fn(t) for t in [0, n) over the threads: on the bound pool, tasks taken one at a time;
+// under OpenMP, `dynamic` for coarse uneven tasks, static blocks otherwise. Serial when n is
+// small, when already inside a parallel region or a pool's task, or inside a SerialScope.
 template <typename F> void parallel_for(int64_t n, F&& fn, bool dynamic = false) {
+  if (const TaskPoolApi* pool = bound_task_pool()) {
+    if (n > 1 && serial_depth() == 0 && pool->threads(pool->self) > 1) {
+      using Fn = std::remove_reference_t<F>;
+      pool->run(
+          pool->self, n, [](void* ctx, int64_t t) { (*static_cast<Fn*>(ctx))(t); },
+          const_cast<void*>(static_cast<const void*>(std::addressof(fn))));
+      return;
+    }
+    for (int64_t t = 0; t < n; ++t)
+      fn(t);
+    return;
+  }
 #ifdef _OPENMP
   if (n > 1 && !omp_in_parallel() && serial_depth() == 0 && omp_get_max_threads() > 1) {
     if (dynamic) {

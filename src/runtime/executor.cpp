@@ -10,6 +10,7 @@
 #include <omp.h>
 #endif
 
+#include "target/cpu_task_pool.h"
 #include "vtc/error.h"
 
 namespace vtc {
@@ -37,6 +38,7 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
 #ifdef _OPENMP
   if (threads_ > 0) omp_set_num_threads(threads_);
 #endif
+  CpuTaskPool::set_threads(threads_);
   for (size_t i = 0; i < inputs.size(); ++i) {
     pointers_[size_t(program_.inputs[i])] = inputs[i] ? inputs[i] : buffers_.empty();
   }

@@ -12,6 +12,7 @@
 #include "mapping/contiguity.h"
 #include "target/cpu_conv_pool_rule.h"
 #include "target/cpu_kernel_choice.h"
+#include "target/cpu_task_pool.h"
 #include "target/cpu_unit_compiler.h"
 #include "vtc/error.h"
 
@@ -23,7 +24,10 @@ class CpuLoadedUnit final : public LoadedUnit {
 public:
   CpuLoadedUnit(const TranslationUnit& unit, const jit::CompileOptions& options)
       : code_(compile_cpu_unit(unit, options)) {
-    std::map<std::string, StepFn*> by_name; // steps sharing a kernel share its symbol
+    std::map<std::string, StepFn*> by_name;         // steps sharing a kernel share its symbol
+    for (size_t p = 0; p < code_.parts.size(); ++p) // every object runs on the process's pool
+      code_.parts[p].library.symbol<void(const kernels::TaskPoolApi*)>("vtc_bind_task_pool")(
+          CpuTaskPool::instance().api());
     for (size_t p = 0; p < code_.parts.size(); ++p)
       for (const std::string& e : code_.entries[p])
         by_name[e] = code_.parts[p].library.symbol<StepFn>(e.c_str());

@@ -1,0 +1,172 @@
+// The shared task pool of generated cpu code (see cpu_task_pool.h).
+#include "target/cpu_task_pool.h"
+
+#include <algorithm>
+#include <chrono>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace vtc {
+
+namespace {
+
+thread_local int requested_threads = 0; // set_threads of this host thread
+thread_local bool in_task = false;      // this thread is running a pool task
+
+// How long an idle worker watches for the next loop before it sleeps: a model's steps come
+// microseconds apart, and a sleeping worker takes a system call to wake.
+constexpr auto kSpin = std::chrono::microseconds(2000);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+int default_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return int(std::max(1u, std::thread::hardware_concurrency()));
+#endif
+}
+
+// Marks the calling thread as inside a task for its lifetime (nested loops then run serially).
+struct InTask {
+  bool before = in_task;
+  InTask() { in_task = true; }
+  ~InTask() { in_task = before; }
+};
+
+} // namespace
+
+CpuTaskPool& CpuTaskPool::instance() {
+  // Never destroyed: workers may still be asleep on it when the process exits.
+  static CpuTaskPool* pool = new CpuTaskPool();
+  return *pool;
+}
+
+CpuTaskPool::CpuTaskPool() {
+  api_.self = this;
+  api_.threads = [](void* self) { return static_cast<CpuTaskPool*>(self)->threads(); };
+  api_.run = [](void* self, int64_t n, void (*task)(void*, int64_t), void* ctx) {
+    static_cast<CpuTaskPool*>(self)->run(n, task, ctx);
+  };
+}
+
+void CpuTaskPool::set_threads(int threads) {
+  requested_threads = threads > 0 ? threads : 0;
+}
+
+int CpuTaskPool::threads() const {
+  if (in_task) return 1;
+  return requested_threads > 0 ? requested_threads : default_threads();
+}
+
+void CpuTaskPool::ensure_workers(int count) {
+  if (worker_count_.load(std::memory_order_acquire) >= count) return;
+  std::lock_guard<std::mutex> lock(spawn_mutex_);
+  while (int(workers_.size()) < count) {
+    const int slot = int(workers_.size()) + 1; // the caller is slot 0
+    workers_.emplace_back([this, slot] { worker_loop(slot); });
+    worker_count_.store(int(workers_.size()), std::memory_order_release);
+  }
+}
+
+void CpuTaskPool::work(uint32_t job, int slot) {
+  InTask inside;
+  int64_t finished = 0; // told to the caller once, at the end: one shared write a thread
+  const int used = ranges_used_.load(std::memory_order_relaxed);
+  for (int k = 0; k < used; ++k) {
+    Range& r = ranges_[(slot + k) % used];
+    uint64_t s = r.claim.load(std::memory_order_acquire);
+    for (;;) {
+      const int64_t next = int64_t(uint32_t(s)), end = r.end.load(std::memory_order_relaxed);
+      if (uint32_t(s >> 32) != job || next >= end) break;
+      // A quarter of what is left at a time (at least one task): a long range of tiny tasks
+      // costs few claims, and what is left stays for a thread that runs out of its own.
+      const int64_t take = std::max<int64_t>(1, (end - next) / 4);
+      if (!r.claim.compare_exchange_weak(s, s + uint64_t(take), std::memory_order_acq_rel,
+                                         std::memory_order_acquire))
+        continue;
+      if (!failed_.load(std::memory_order_relaxed)) {
+        try {
+          for (int64_t t = next; t < next + take; ++t)
+            task_(ctx_, t);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(error_mutex_);
+          if (!failed_.exchange(true)) error_ = std::current_exception();
+        }
+      }
+      finished += take;
+      s = r.claim.load(std::memory_order_acquire);
+    }
+  }
+  if (finished) done_.fetch_add(finished, std::memory_order_acq_rel);
+}
+
+void CpuTaskPool::worker_loop(int slot) {
+  uint32_t seen = job_.load(std::memory_order_acquire);
+  for (;;) {
+    const uint32_t job = job_.load(std::memory_order_acquire);
+    if (job != seen) {
+      seen = job;
+      if (!held_.load(std::memory_order_relaxed) &&
+          slot < threads_used_.load(std::memory_order_relaxed))
+        work(job, slot);
+      continue;
+    }
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    bool changed = false;
+    while (!changed && std::chrono::steady_clock::now() < until) {
+      for (int i = 0; i < 64 && !changed; ++i) {
+        cpu_relax();
+        changed = job_.load(std::memory_order_relaxed) != seen;
+      }
+    }
+    if (changed) continue;
+    // Announce the sleep before the last look, so that a loop published after that look
+    // sees a sleeper and wakes it (both sides sequentially consistent).
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    if (job_.load(std::memory_order_seq_cst) == seen) job_.wait(seen, std::memory_order_seq_cst);
+    sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+}
+
+void CpuTaskPool::run(int64_t n, void (*task)(void*, int64_t), void* ctx) {
+  const int want = threads();
+  if (n <= 1 || want <= 1 || n >= (int64_t(1) << 31) ||
+      busy_.exchange(true, std::memory_order_acquire)) {
+    InTask inside;
+    for (int64_t t = 0; t < n; ++t)
+      task(ctx, t);
+    return;
+  }
+  const int threads = std::min(want, kMaxThreads);
+  ensure_workers(threads - 1);
+  task_ = task;
+  ctx_ = ctx;
+  done_.store(0, std::memory_order_relaxed);
+  failed_.store(false, std::memory_order_relaxed);
+  error_ = nullptr;
+  const uint32_t job = job_.load(std::memory_order_relaxed) + 1;
+  const int used = int(std::min<int64_t>(threads, n));
+  for (int i = 0; i < used; ++i) { // OpenMP's static split: range i is thread i's
+    ranges_[i].end.store(n * (i + 1) / used, std::memory_order_relaxed);
+    ranges_[i].claim.store(uint64_t(job) << 32 | uint64_t(n * i / used), std::memory_order_release);
+  }
+  ranges_used_.store(used, std::memory_order_relaxed);
+  threads_used_.store(threads, std::memory_order_relaxed);
+  job_.store(job, std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) job_.notify_all();
+  work(job, 0);
+  while (done_.load(std::memory_order_acquire) < n)
+    cpu_relax();
+  std::exception_ptr error = failed_.load(std::memory_order_acquire) ? error_ : nullptr;
+  busy_.store(false, std::memory_order_release);
+  if (error) std::rethrow_exception(error);
+}
+
+} // namespace vtc

@@ -51,4 +51,9 @@ void* SharedLibrary::raw_symbol(const char* name) const {
   return address;
 }
 
+void* SharedLibrary::find_raw_symbol(const char* name) const {
+  VTC_CHECK(handle_ != nullptr) << "symbol '" << name << "' looked up in a moved-from library";
+  return dlsym(handle_, name);
+}
+
 } // namespace vtc::jit

@@ -25,8 +25,14 @@ public:
     return reinterpret_cast<F*>(raw_symbol(name));
   }
 
+  // The address of `name` as a pointer to F, or null when the library has no such symbol.
+  template <typename F> F* find_symbol(const char* name) const {
+    return reinterpret_cast<F*>(find_raw_symbol(name));
+  }
+
 private:
   void* raw_symbol(const char* name) const;
+  void* find_raw_symbol(const char* name) const;
 
   std::string path_;
   void* handle_ = nullptr;

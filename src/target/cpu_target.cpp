@@ -24,10 +24,13 @@ class CpuLoadedUnit final : public LoadedUnit {
 public:
   CpuLoadedUnit(const TranslationUnit& unit, const jit::CompileOptions& options)
       : code_(compile_cpu_unit(unit, options)) {
-    std::map<std::string, StepFn*> by_name;         // steps sharing a kernel share its symbol
-    for (size_t p = 0; p < code_.parts.size(); ++p) // every object runs on the process's pool
-      code_.parts[p].library.symbol<void(const kernels::TaskPoolApi*)>("vtc_bind_task_pool")(
-          CpuTaskPool::instance().api());
+    std::map<std::string, StepFn*> by_name; // steps sharing a kernel share its symbol
+    // Every object of the cpu dialect runs on the process's pool; a unit written by hand
+    // without its preamble keeps OpenMP.
+    for (size_t p = 0; p < code_.parts.size(); ++p)
+      if (auto* bind = code_.parts[p].library.find_symbol<void(const kernels::TaskPoolApi*)>(
+              "vtc_bind_task_pool"))
+        bind(CpuTaskPool::instance().api());
     for (size_t p = 0; p < code_.parts.size(); ++p)
       for (const std::string& e : code_.entries[p])
         by_name[e] = code_.parts[p].library.symbol<StepFn>(e.c_str());

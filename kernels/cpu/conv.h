@@ -714,8 +714,12 @@ void depthwise_planes(const OutA& out, const InA& in, const Conv2dShape& s, cons
       a.store(acc + j0);
     }
     // Stage 3: the output rows.
-    for (int64_t y = 0; y < s.h_out; ++y)
-      store_run(out, Index<4>{nb, co, y, 0}, s.w_out, acc + y * ph.wq, epi);
+    for (int64_t y = 0; y < s.h_out; ++y) {
+      if constexpr (std::is_same_v<C, float>)
+        store_run_vectors(out, Index<4>{nb, co, y, 0}, s.w_out, acc + y * ph.wq, epi);
+      else
+        store_run(out, Index<4>{nb, co, y, 0}, s.w_out, acc + y * ph.wq, epi);
+    }
   });
 }
 

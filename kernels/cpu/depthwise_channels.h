@@ -84,7 +84,7 @@ void depthwise_channel_block(const OutA& out, const InA& in, const Conv2dShape& 
     for (int64_t y = 0; y < s.h_out; ++y) {
       for (int64_t x = 0; x < s.w_out; ++x)
         out_row[x] = result[(y * s.w_out + x) * kW + l];
-      store_run(out, Index<4>{nb, co0 + l, y, 0}, s.w_out, out_row, epi);
+      store_run_vectors(out, Index<4>{nb, co0 + l, y, 0}, s.w_out, out_row, epi);
     }
 }
 

@@ -60,7 +60,7 @@ inline void depthwise_row_block(const OutA& out, const Conv2dShape& s, const Epi
 #pragma GCC unroll 8
   for (int i = 0; i < N && i < stored; ++i) {
     acc[i].store(row_out);
-    store_run(out, Index<4>{nb, co, y0 + i, 0}, s.w_out, row_out, epi);
+    store_run_vectors(out, Index<4>{nb, co, y0 + i, 0}, s.w_out, row_out, epi);
   }
 }
 

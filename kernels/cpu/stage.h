@@ -266,6 +266,50 @@ inline void store_run(const A& out, const Index<A::rank>& i, int64_t len, const 
   store_run(out, i, len, src, NoEpilogue{});
 }
 
+// Index i with dimension D set to x.
+template <int D, int R> [[gnu::always_inline]] inline Index<R> with_index(Index<R> i, int64_t x) {
+  i[D] = x;
+  return i;
+}
+
+// Whether writer A (with epilogue Epi) is an epilogue writer whose value() may be computed for
+// many outputs in one vectorised loop and stored through its target (accessor.h: store(i, v)
+// is target().store(i, value(i, v))): f32 values, a target with ptr().
+template <typename A, typename Epi> consteval bool vector_epilogue() {
+  if constexpr (epilogue_of<A> && std::is_same_v<Epi, NoEpilogue>) {
+    using T = std::remove_cvref_t<decltype(std::declval<const A&>().target())>;
+    return T::has_ptr && std::is_same_v<typename T::value_type, float> &&
+           std::is_same_v<compute_t<T>, float>;
+  }
+  return false;
+}
+
+// out[i + j along the last dim] = epi(index, src[j]) for j in [0, len), as store_run. Through
+// an f32 epilogue writer (vector_epilogue) whose target has the run in memory, the values come
+// from value() in one loop the compiler vectorises, written in place: a short run then costs a
+// few vector instructions instead of a run_store call with its setup (the rows of the small
+// depthwise planes spent about half their time there). The same values, so the same bits.
+template <typename A, typename Epi>
+inline void store_run_vectors(const A& out, Index<A::rank> i, int64_t len, const float* src,
+                              const Epi& epi) {
+  if constexpr (vector_epilogue<A, Epi>()) {
+    constexpr int L = A::rank - 1;
+    const auto t = out.target();
+    using T = std::remove_cvref_t<decltype(t)>;
+    if (run_contiguous<T>(i[L], len)) {
+      const int64_t start = i[L];
+      float* dst = t.ptr(i);
+      // A plain loop (not omp simd, which keeps each lane's index in memory), vectorised
+      // once value() is inlined.
+#pragma GCC ivdep
+      for (int64_t j = 0; j < len; ++j)
+        dst[j] = float(out.value(with_index<L>(i, start + j), src[j]));
+      return;
+    }
+  }
+  store_run(out, i, len, src, epi);
+}
+
 // Runs along the last dimension at most this long are cheaper stored across the channels
 // (store_across_channels) than one run a channel (store_run): a run's fixed cost (its
 // operands read, its target found, its tail's lanes masked) is that of about 8 elements.

@@ -235,6 +235,85 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {1, 3, 28, 28, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
 }
 
+// The writer generated code hands a convolution with a fused epilogue (bias, residual add,
+// clip to [0, 6]): value() reads an operand at every index, so a store that computes several
+// outputs at once must give each its own index. The target is dense, split into runs of 4
+// (rows of more are not one run) or NHWC (no runs at all).
+template <typename Target> struct BiasAddClipWriter {
+  using value_type = float;
+  static constexpr int rank = 4;
+  static constexpr int64_t contig = 1;
+  static constexpr bool has_ptr = false;
+  static constexpr bool is_epilogue = true;
+  Target out;
+  DenseAccessor<float, 1> bias;
+  DenseAccessor<float, 4> residual;
+
+  template <typename V> auto value(const Index<4>& i, V v) const {
+    const V x = v + bias.load(Index<1>{i[1]}) + residual.load(i);
+    const V lo = x > V(0) ? x : V(0);
+    return lo < V(6) ? lo : V(6);
+  }
+  Target target() const { return out; }
+  template <typename V> void store(const Index<4>& i, V v) const { out.store(i, value(i, v)); }
+  template <typename V> void run_store(const Index<4>& i, int64_t n, const V* src) const {
+    for (int64_t j = 0; j < n; ++j) {
+      const Index<4> k{i[0], i[1], i[2], i[3] + j};
+      out.store(k, value(k, float(src[j])));
+    }
+  }
+};
+
+// Depthwise convolutions of the small planes of MobileNet's later stages (rows, channel
+// vectors, staged planes) through a fused-epilogue writer give the bits of the same epilogue
+// applied by the kernel to a dense output.
+TEST(ConvTest, DepthwiseThroughEpilogueWriterGivesTheSameBits) {
+  std::mt19937 rng(31);
+  // n cin h w cout kh kw g sh sw dh dw pt pl pb pr
+  const std::vector<ConvCase> cases = {
+      {1, 5, 16, 16, 5, 3, 3, 5, 1, 1, 1, 1, 1, 1, 1, 1},  // rows of 16
+      {1, 5, 32, 32, 5, 3, 3, 5, 2, 2, 1, 1, 1, 1, 1, 1},  // rows of 32 -> 16
+      {1, 6, 8, 8, 6, 3, 3, 6, 1, 1, 1, 1, 1, 1, 1, 1},    // rows of 8
+      {1, 20, 4, 4, 20, 3, 3, 20, 1, 1, 1, 1, 1, 1, 1, 1}, // channels, 16 + 4 lanes
+      {2, 18, 4, 4, 18, 3, 3, 18, 2, 2, 1, 1, 1, 1, 1, 1}, // channels, 4 x 4 -> 2 x 2
+      {1, 33, 2, 2, 33, 3, 3, 33, 1, 1, 1, 1, 1, 1, 1, 1}, // channels, 2 x 2
+      {1, 17, 3, 3, 17, 3, 3, 17, 1, 1, 1, 1, 1, 1, 1, 1}, // channels, 3 x 3
+      {1, 7, 4, 4, 14, 3, 3, 7, 1, 1, 1, 1, 0, 2, 2, 0},   // channels, multiplier 2, pads
+      {1, 17, 8, 8, 17, 3, 3, 17, 2, 2, 1, 1, 1, 1, 1, 1}, // channels, planes of 64
+      {1, 3, 20, 40, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  // staged planes, rows of 40
+  };
+  for (const auto& cc : cases) {
+    const Conv2dShape s = conv_shape(cc);
+    const Index<4> xs = {s.n, s.c_in, s.h, s.w}, ws = {s.c_out, 1, s.kh, s.kw};
+    const Index<4> ys = {s.n, s.c_out, s.h_out, s.w_out};
+    auto x = random_tensor<float, 4>(rng, xs);
+    auto w = random_tensor<float, 4>(rng, ws, -3.0, 3.0);
+    auto bias = random_tensor<float, 1>(rng, {s.c_out});
+    auto residual = random_tensor<float, 4>(rng, ys, -2.0, 2.0);
+    const BiasAddClipWriter<DenseAccessor<float, 4>> same{{}, bias.acc(), residual.acc()};
+    auto epi = [&](const Index<4>& i, float v) { return same.value(i, v); };
+    Tensor<float, 4> expected(ys);
+    conv2d(expected.acc(), x.acc(), w.acc(), s, epi);
+    for (bool packed : {false, true}) {
+      ConstantPacks packs_a, packs_b, packs_c;
+      auto ref = [&](ConstantPacks& p) { return packed ? ConstantRef{&p, &w} : ConstantRef{}; };
+      const std::string what = describe(cc) + (packed ? ", packed" : "");
+      Tensor<float, 4> dense(ys);
+      conv2d(BiasAddClipWriter<DenseAccessor<float, 4>>{dense.acc(), bias.acc(), residual.acc()},
+             x.acc(), w.acc(), s, NoEpilogue{}, ref(packs_a));
+      expect_bitwise(dense, expected, what + ": epilogue writer, dense target");
+      SplitAccessor<float, 4, 4> split(ys);
+      conv2d(BiasAddClipWriter<SplitAccessor<float, 4, 4>>{split, bias.acc(), residual.acc()},
+             x.acc(), w.acc(), s, NoEpilogue{}, ref(packs_b));
+      expect_bitwise(split, expected, what + ": epilogue writer, target in runs of 4");
+      PermutedAccessor<float, 4, true> nhwc(ys, {0, 2, 3, 1});
+      conv2d(BiasAddClipWriter<PermutedAccessor<float, 4, true>>{nhwc, bias.acc(), residual.acc()},
+             x.acc(), w.acc(), s, NoEpilogue{}, ref(packs_c));
+      expect_bitwise(nhwc, expected, what + ": epilogue writer, NHWC target");
+    }
+  }
+}
+
 TEST(ConvTest, F32MatchesReferenceAndIsAccessorInvariant) {
   std::mt19937 rng(21);
   for (const auto& c : conv_cases())

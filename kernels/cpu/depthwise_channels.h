@@ -24,6 +24,48 @@ namespace vtc::kernels {
 
 namespace detail {
 
+#if defined(__AVX512F__)
+// The input planes of output channels [co0, co0 + lanes) of image nb into the padded planes
+// `plane` (pixel-major, a lane per channel, zeros already in place) when every plane has at
+// most one vector of values and lies whole in memory as f32: each plane one masked vector
+// load, the 16 of them transposed in registers (vector p: pixel p of every lane), each pixel
+// then one vector store. False, with nothing written, where a plane does not lie so.
+template <typename InA>
+bool stage_planes_transposed(const InA& in, const Conv2dShape& s, int64_t nb, int64_t co0,
+                             int lanes, int64_t hp, int64_t wp, float* plane) {
+  if constexpr (InA::has_ptr && std::is_same_v<typename InA::value_type, float>) {
+    using V = Vec<float>;
+    constexpr int kW = V::width;
+    const int64_t hw = s.h * s.w, cout_g = s.c_out / s.groups;
+    if (hw > kW || hw <= 0) return false;
+    const __mmask16 mask = lane_range(0, hw);
+    V v[kW];
+    for (int l = 0; l < kW; ++l) {
+      v[l] = V::zero();
+      if (l >= lanes) continue;
+      const int64_t ci = (co0 + l) / cout_g;
+      const float* p = run_target<float>(in, Index<4>{nb, ci, 0, 0}, s.w);
+      for (int64_t y = 1; p && y < s.h; ++y)
+        if (run_target<float>(in, Index<4>{nb, ci, y, 0}, s.w) != p + y * s.w) p = nullptr;
+      if (!p) return false;
+      v[l].v = _mm512_maskz_loadu_ps(mask, p);
+    }
+    transpose_16x16(v);
+    // Input pixel (y, x) is padded pixel (y + pad_top, x + pad_left).
+    for (int64_t y = 0; y < s.h; ++y) {
+      const int64_t py = y + s.pad_top;
+      if (py < 0 || py >= hp) continue;
+      for (int64_t x = 0; x < s.w; ++x) {
+        const int64_t px = x + s.pad_left;
+        if (px >= 0 && px < wp) v[y * s.w + x].store(plane + (py * wp + px) * kW);
+      }
+    }
+    return true;
+  }
+  return false;
+}
+#endif
+
 // Output channels co of image nb for co in [co0, co0 + lanes), lanes <= the vector width
 // (lanes past `lanes` compute zeros and are not stored); filter(co) gives channel co's taps.
 template <typename OutA, typename InA, typename Epi, typename Filter>
@@ -40,10 +82,17 @@ void depthwise_channel_block(const OutA& out, const InA& in, const Conv2dShape& 
   std::fill(plane, plane + hp * wp * kW, 0.0f);
   std::fill(taps_t, taps_t + taps * kW, 0.0f);
   for (int l = 0; l < lanes; ++l) {
-    const int64_t co = co0 + l, ci = co / cout_g;
-    const float* wv = filter(co);
+    const float* wv = filter(co0 + l);
     for (int64_t k = 0; k < taps; ++k)
       taps_t[k * kW + l] = float(wv[k]);
+  }
+#if defined(__AVX512F__)
+  const bool staged = stage_planes_transposed(in, s, nb, co0, lanes, hp, wp, plane);
+#else
+  const bool staged = false;
+#endif
+  for (int l = 0; l < lanes && !staged; ++l) {
+    const int64_t co = co0 + l, ci = co / cout_g;
     // Input row y is padded row y + pad_top; its column x padded column x + pad_left.
     for (int64_t y = 0; y < s.h; ++y) {
       const int64_t py = y + s.pad_top;
@@ -72,8 +121,26 @@ void depthwise_channel_block(const OutA& out, const InA& in, const Conv2dShape& 
       }
       acc.store(result + (y * s.w_out + x) * kW);
     }
-  if (s.w_out <= kShortChannelRun) { // rows too short for runs: a pixel at a time
-    for (int64_t y = 0; y < s.h_out; ++y)
+  if (s.w_out <= kShortChannelRun) { // rows too short for runs
+#if defined(__AVX512F__)
+    if constexpr (vector_epilogue<OutA, Epi>()) {
+      if (pixels <= kW) { // a plane a vector: the results transposed, each channel's rows
+        V r[kW];
+        for (int64_t p = 0; p < kW; ++p)
+          r[p] = p < pixels ? V::load(result + p * kW) : V::zero();
+        transpose_16x16(r);
+        alignas(64) float plane_out[kW];
+        for (int l = 0; l < lanes; ++l) {
+          r[l].store(plane_out);
+          for (int64_t y = 0; y < s.h_out; ++y)
+            store_run_vectors(out, Index<4>{nb, co0 + l, y, 0}, s.w_out, plane_out + y * s.w_out,
+                              epi);
+        }
+        return;
+      }
+    }
+#endif
+    for (int64_t y = 0; y < s.h_out; ++y) // a pixel at a time
       for (int64_t x = 0; x < s.w_out; ++x)
         store_across_channels(out, Index<4>{nb, co0, y, x}, lanes, result + (y * s.w_out + x) * kW,
                               1, epi);

@@ -122,8 +122,10 @@ void reduce_rows(int64_t outer, int64_t len, const LoadRow& load_row, const Stor
             block = rows;
           }
           sum_fixed_16_rows(block, len, sums);
+          if constexpr (K == ReduceKind::Mean) // the 16 divisions as one
+            _mm512_store_ps(sums, _mm512_div_ps(_mm512_load_ps(sums), _mm512_set1_ps(C(len))));
           for (int i = 0; i < 16; ++i)
-            store(r + i, K == ReduceKind::Mean ? sums[i] / C(len) : sums[i]);
+            store(r + i, sums[i]);
         }
       }
     }
@@ -154,16 +156,24 @@ const C* plane_in_memory(const InA& in, int64_t b, int64_t ch, int64_t h, int64_
 template <ReduceKind K, typename OutA, typename InA>
 void reduce_planes(const OutA& out, const InA& in, int64_t n, int64_t c, int64_t h, int64_t w) {
   using C = compute_t<InA>;
-  reduce_rows<K, C>(
-      n * c, h * w,
-      [&](int64_t r, C* dst) {
-        for (int64_t y = 0; y < h; ++y)
-          load_run(in, Index<4>{r / c, r % c, y, 0}, w, dst + y * w);
-      },
-      [&](int64_t r, C v) {
-        out.store(Index<4>{r / c, r % c, 0, 0}, v);
-      },
-      [&](int64_t r) { return plane_in_memory<C>(in, r / c, r % c, h, w); });
+  // Row r is plane (r / c, r % c); for one image the divisions (a few per row, as much as
+  // the sum of a small plane) are left out.
+  auto reduce = [&](auto image, auto channel) {
+    reduce_rows<K, C>(
+        n * c, h * w,
+        [&](int64_t r, C* dst) {
+          for (int64_t y = 0; y < h; ++y)
+            load_run(in, Index<4>{image(r), channel(r), y, 0}, w, dst + y * w);
+        },
+        [&](int64_t r, C v) {
+          out.store(Index<4>{image(r), channel(r), 0, 0}, v);
+        },
+        [&](int64_t r) { return plane_in_memory<C>(in, image(r), channel(r), h, w); });
+  };
+  if (n == 1)
+    reduce([](int64_t) { return int64_t(0); }, [](int64_t r) { return r; });
+  else
+    reduce([c](int64_t r) { return r / c; }, [c](int64_t r) { return r % c; });
 }
 
 } // namespace detail

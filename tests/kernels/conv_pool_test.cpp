@@ -530,30 +530,34 @@ float fixed_order_mean(const std::vector<float>& v) {
 
 TEST(PoolTest, GlobalAveragePoolKeepsTheLaneOrderForEveryPlaneSize) {
   std::mt19937 rng(33);
-  for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{
-           {1, 1}, {2, 2}, {1, 7}, {3, 5}, {4, 4}, {7, 7}, {5, 7}, {16, 16}, {9, 13}}) {
-    const Index<4> xs = {2, 5, h, w};
-    auto x = random_tensor<float, 4>(rng, xs);
-    x.data[size_t(x.acc_offset({0, 1, 0, 0}))] = -0.0f; // a lone -0 sums to +0
-    x.data[size_t(x.acc_offset({1, 2, h - 1, w - 1}))] = std::numeric_limits<float>::infinity();
-    Tensor<float, 4> dense({2, 5, 1, 1}), computed({2, 5, 1, 1});
-    global_avg_pool2d(dense.acc(), x.acc(), 2, 5, h, w);
-    ComputedAccessor<float, 4> cx(xs);
-    fill_from(cx, x);
-    global_avg_pool2d(computed.acc(), cx, 2, 5, h, w);
-    const std::string what = std::to_string(h) + " x " + std::to_string(w);
-    expect_bitwise(computed, dense, what + ": staged planes vs planes in memory");
-    for (int64_t n = 0; n < 2; ++n)
-      for (int64_t c = 0; c < 5; ++c) {
-        std::vector<float> plane;
-        for (int64_t y = 0; y < h; ++y)
-          for (int64_t xx = 0; xx < w; ++xx)
-            plane.push_back(x.data[size_t(x.acc_offset({n, c, y, xx}))]);
-        const float want = fixed_order_mean(plane), got = dense.data[size_t(n * 5 + c)];
-        EXPECT_EQ(std::memcmp(&want, &got, sizeof(float)), 0)
-            << what << " plane (" << n << ", " << c << "): " << got << " against " << want;
-      }
-  }
+  // Images and channels: planes one at a time, and in blocks of 16 (one image or two).
+  for (const auto& [nn, cc] : std::vector<std::pair<int64_t, int64_t>>{{2, 5}, {1, 21}, {2, 21}})
+    for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{
+             {1, 1}, {2, 2}, {1, 7}, {3, 5}, {4, 4}, {7, 7}, {5, 7}, {16, 16}, {9, 13}}) {
+      const Index<4> xs = {nn, cc, h, w};
+      auto x = random_tensor<float, 4>(rng, xs);
+      x.data[size_t(x.acc_offset({0, 1, 0, 0}))] = -0.0f; // a lone -0 sums to +0
+      x.data[size_t(x.acc_offset({nn - 1, 2, h - 1, w - 1}))] =
+          std::numeric_limits<float>::infinity();
+      Tensor<float, 4> dense({nn, cc, 1, 1}), computed({nn, cc, 1, 1});
+      global_avg_pool2d(dense.acc(), x.acc(), nn, cc, h, w);
+      ComputedAccessor<float, 4> cx(xs);
+      fill_from(cx, x);
+      global_avg_pool2d(computed.acc(), cx, nn, cc, h, w);
+      const std::string what = std::to_string(nn) + " x " + std::to_string(cc) + " planes " +
+                               std::to_string(h) + " x " + std::to_string(w);
+      expect_bitwise(computed, dense, what + ": staged planes vs planes in memory");
+      for (int64_t n = 0; n < nn; ++n)
+        for (int64_t c = 0; c < cc; ++c) {
+          std::vector<float> plane;
+          for (int64_t y = 0; y < h; ++y)
+            for (int64_t xx = 0; xx < w; ++xx)
+              plane.push_back(x.data[size_t(x.acc_offset({n, c, y, xx}))]);
+          const float want = fixed_order_mean(plane), got = dense.data[size_t(n * cc + c)];
+          EXPECT_EQ(std::memcmp(&want, &got, sizeof(float)), 0)
+              << what << " plane (" << n << ", " << c << "): " << got << " against " << want;
+        }
+    }
 }
 
 } // namespace

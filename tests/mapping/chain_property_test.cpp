@@ -71,10 +71,7 @@ TEST(ChainProperty, ComposedWriteSidesMatchReference) {
       ++unrepresentable;
       continue;
     }
-    BaseEnv env;
-    env.add(b);
-    for (const ChainStep& s : steps)
-      env.add(s.rule);
+    const BaseEnv env = chain_env(b, steps);
     bool all = false;
     std::string err = check_writes({{&m, &b.env.at(x0)}}, env, &all);
     ASSERT_EQ(err, "") << "chain " << k << ": " << trace << "\n" << to_string(m);

@@ -110,10 +110,7 @@ TEST(CoalesceProperty, MergedMappingsLandWhereTheOriginalsDo) {
     }
     const Value* v = steps.back().node->output(steps.back().out);
     const Shape& shape = v->type.shape;
-    BaseEnv env;
-    env.add(b);
-    for (const ChainStep& s : steps)
-      env.add(s.rule);
+    const BaseEnv env = chain_env(b, steps);
     const Mapping out = identity_mapping(value_base(v));
     CoalescedSpace s = coalesce({out, *m});
     SCOPED_TRACE("chain " + std::to_string(k) + " " + shape_str(shape) + "\n" + to_string(*m));

@@ -66,10 +66,7 @@ TEST(FlatPlaneProperty, FlattenedMappingIsTheMappingAtTheUnflattenedIndex) {
     const Value* v = steps.back().node->output(steps.back().out);
     const Shape& shape = v->type.shape;
     if (shape.size() < 2) continue;
-    BaseEnv env;
-    env.add(b);
-    for (const ChainStep& s : steps)
-      env.add(s.rule);
+    const BaseEnv env = chain_env(b, steps);
     std::optional<Mapping> flat = flatten_plane(*m, value_base(v), 4);
     SCOPED_TRACE("chain " + std::to_string(k) + " " + shape_str(shape) + "\n" + to_string(*m));
     if (!flat) {

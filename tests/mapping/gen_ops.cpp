@@ -403,6 +403,14 @@ std::vector<ChainStep> random_chain(Builder& b, Value* x, bool write, int length
   return steps;
 }
 
+BaseEnv chain_env(const Builder& b, const std::vector<ChainStep>& steps) {
+  BaseEnv env;
+  env.add(b);
+  for (const ChainStep& s : steps)
+    env.add(s.rule);
+  return env;
+}
+
 Result<Mapping> compose_read_chain(const std::vector<ChainStep>& steps) {
   Mapping m = *steps.back().rule.mappings[steps.back().out];
   for (size_t s = steps.size() - 1; s-- > 0;) {

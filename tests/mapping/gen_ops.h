@@ -42,4 +42,7 @@ std::vector<ChainStep> random_chain(Builder& b, Value* x, bool write, int length
 // output in terms of the graph inputs (and the rules' tables), or why it is not one mapping.
 Result<Mapping> compose_read_chain(const std::vector<ChainStep>& steps);
 
+// The tensors a chain's mappings may name: the builder's values and every step's tables.
+BaseEnv chain_env(const Builder& b, const std::vector<ChainStep>& steps);
+
 } // namespace vtc::test

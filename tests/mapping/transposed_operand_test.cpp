@@ -91,10 +91,7 @@ TEST(TransposedOperandProperty, SwappedViewsAreTheMappingAtTheSwappedIndex) {
     }
     const Shape& shape = v->type.shape;
     if (shape.size() < 2 || degenerate(*m)) continue;
-    BaseEnv env;
-    env.add(b);
-    for (const ChainStep& s : steps)
-      env.add(s.rule);
+    const BaseEnv env = chain_env(b, steps);
     SCOPED_TRACE("chain " + std::to_string(k) + " " + shape_str(shape) + "\n" + to_string(*m));
     // The reference: the value transposed in its last two dimensions.
     std::vector<int64_t> perm(shape.size());

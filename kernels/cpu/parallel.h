@@ -67,9 +67,10 @@ inline int max_threads() {
 #endif
 }
 
-// Runs fn(t) for t in [0, n) over the threads: on the bound pool, tasks taken one at a time;
-// under OpenMP, `dynamic` for coarse uneven tasks, static blocks otherwise. Serial when n is
-// small, when already inside a parallel region or a pool's task, or inside a SerialScope.
+// Runs fn(t) for t in [0, n) over the threads: on the bound pool, a contiguous range a thread,
+// what is left of one taken by threads that ran out of their own; under OpenMP, `dynamic` for
+// coarse uneven tasks, static blocks otherwise. Serial when n is small, when already inside a
+// parallel region or a pool's task, or inside a SerialScope.
 template <typename F> void parallel_for(int64_t n, F&& fn, bool dynamic = false) {
   if (const TaskPoolApi* pool = bound_task_pool()) {
     if (n > 1 && serial_depth() == 0 && pool->threads(pool->self) > 1) {

@@ -2,10 +2,10 @@
 
 For each model of models/zoo/manifest.json (and, with --workloads, the small workloads of
 models/ at batch 1 in f32), one `vtc bench --strategies none,greedy --json` after another on a
-quiet machine: vtc none and greedy (their timed runs in blocks taken in turn, so that load on
-the host weighs on both alike), onnxruntime and OpenVINO (f32 precision, where installed;
-`vtc bench` times both in the same run, on the same inputs and thread count), and the steps left
-on the reference interpreter. The last line is
+quiet machine: vtc none and greedy, onnxruntime and OpenVINO (f32 precision, where installed),
+all in the same run, on the same inputs and thread count, their timed runs in blocks taken in
+turn (so that load on the host weighs on every system alike), and the steps left on the
+reference interpreter. The last line is
 
     cpu-zoo: geomean speedup over onnxruntime S, min M, models N
 
@@ -102,8 +102,9 @@ def main() -> int:
                         help="also the small workloads of models/ (batch 1, f32)")
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--interleave", type=int, default=10,
-                        help="blocks of timed runs none and greedy take in turn (vtc bench "
-                             "--interleave), so that a spell of load on the host falls on both")
+                        help="blocks of timed runs vtc none, greedy and the peers take in turn "
+                             "(vtc bench --interleave), so that a spell of load on the host "
+                             "falls on all alike")
     parser.add_argument("--rounds", type=int, default=1,
                         help="runs of every model, the models' rounds taken in turn; a row is "
                              "the median over its rounds")

@@ -8,7 +8,8 @@
 // framework's tensors would be), each run replays the program's CUDA graphs and waits for
 // them, the breakdown comes from one more run with every step timed by CUDA events, and the
 // peer is left to the GPU benchmark (onnxruntime here runs on the CPU).
-// --interleave N compiles every strategy first and takes their timed runs in N blocks in turn.
+// --interleave N compiles every strategy first and starts the peers, then takes the timed runs
+// of every strategy and peer in N blocks in turn.
 // --json FILE writes the same figures as structured values for bench/gpu (medians per
 // strategy, memory, copy steps, compile times, every step's time with its bytes and flops);
 // --input binds inputs from files and --output-dir writes the last strategy's outputs, so a
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "commands.h"
 #include "device/cuda_device.h"
@@ -182,22 +184,71 @@ void finish_timing(Measured& m, Timing& t, const BenchArgs& args) {
     m.step_ms.push_back(median(st));
 }
 
+// A peer of the cpu target (onnxruntime or OpenVINO), running beside vtc while it is timed.
+struct Peer {
+  std::string engine;
+  std::unique_ptr<PeerSession> session;
+};
+
+// Starts `peer`: its process loads the model and makes its warm-up runs.
+void start_peer(Peer& peer, const HostTensorMap& inputs, int threads, const BenchArgs& args) {
+  fmt::print(stderr, "bench: {}: {} warm-up + {} timed runs on {} threads{} ...\n", peer.engine,
+             args.warmup, args.repeat, threads,
+             args.interleave > 1
+                 ? fmt::format(", in {} blocks taken in turn with vtc's", args.interleave)
+                 : "");
+  peer.session = std::make_unique<PeerSession>(peer.engine, args.model, inputs, threads,
+                                               args.warmup, args.python);
+}
+
+// The result of the peer running `engine` ("n/a" with `absent` where there is none), which
+// then exits.
+PeerRun finish_peer(std::vector<Peer>& peers, const std::string& engine,
+                    const std::string& absent) {
+  PeerRun run;
+  run.reason = absent;
+  for (Peer& peer : peers)
+    if (peer.engine == engine && peer.session) run = peer.session->finish();
+  if (run.available)
+    fmt::print(stderr, "bench: {}: median {:.3f} ms ({})\n", engine, run.median_ms, run.how);
+  else
+    fmt::print(stderr, "bench: {}: n/a: {}\n", engine, run.reason);
+  return run;
+}
+
+// Between two systems' blocks of runs, the threads of the one before have a moment to stop
+// spinning (vtc's pool spins 2 ms after a loop, onnxruntime's a while too) before the next one
+// is timed.
+void settle() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 // Times the strategies `ms`: each one's warm-up, then their timed runs in --interleave blocks
-// taken in turn (so that a spell of load on the host falls on every strategy alike).
-void time_strategies(const std::vector<Measured*>& ms, const HostTensorMap& inputs,
-                     const BenchArgs& args) {
+// taken in turn with each other's and the peers' (so that a spell of load on the host falls on
+// every system alike).
+void time_strategies(const std::vector<Measured*>& ms, std::vector<Peer>& peers,
+                     const HostTensorMap& inputs, const BenchArgs& args) {
   std::deque<Timing> timings(ms.size());
   for (size_t j = 0; j < ms.size(); ++j) {
     fmt::print(stderr, "bench: {}: {} warm-up + {} timed runs on {} threads{} ...\n",
                ms[j]->strategy, args.warmup, args.repeat, ms[j]->session->threads(),
-               ms.size() > 1 ? fmt::format(", in {} blocks taken in turn", args.interleave) : "");
+               ms.size() + peers.size() > 1
+                   ? fmt::format(", in {} blocks taken in turn", args.interleave)
+                   : "");
     start_timing(*ms[j], timings[j], inputs, args);
   }
-  const int blocks = ms.size() > 1 ? args.interleave : 1;
-  for (int b = 0; b < blocks; ++b)
-    for (size_t j = 0; j < ms.size(); ++j)
-      time_runs(*ms[j], timings[j], args.repeat * (b + 1) / blocks - args.repeat * b / blocks,
-                args);
+  const int blocks = ms.size() + peers.size() > 1 ? args.interleave : 1;
+  for (int b = 0; b < blocks; ++b) {
+    const int runs = args.repeat * (b + 1) / blocks - args.repeat * b / blocks;
+    for (size_t j = 0; j < ms.size(); ++j) {
+      settle();
+      time_runs(*ms[j], timings[j], runs, args);
+    }
+    for (Peer& peer : peers) {
+      settle();
+      peer.session->time(runs);
+    }
+  }
   for (size_t j = 0; j < ms.size(); ++j) {
     Measured& m = *ms[j];
     finish_timing(m, timings[j], args);
@@ -301,7 +352,7 @@ nlohmann::json strategy_json(const Measured& m) {
 nlohmann::json peer_json(const PeerRun& run) {
   nlohmann::json peer = {{"available", run.available}};
   if (run.available)
-    peer.update({{"median_ms", run.median_ms}, {"how", run.how}});
+    peer.update({{"median_ms", run.median_ms}, {"how", run.how}, {"blocks", run.blocks}});
   else
     peer["reason"] = run.reason;
   return peer;
@@ -401,38 +452,33 @@ int bench(const BenchArgs& args) {
     }
     runs.push_back(std::move(m));
     if (args.interleave > 1) continue; // timed below, once every strategy is compiled
-    time_strategies({&runs.back()}, inputs, args);
+    std::vector<Peer> none;
+    time_strategies({&runs.back()}, none, inputs, args);
   }
+  // The cpu target's peers, onnxruntime and OpenVINO (onnxruntime on the GPU machine runs on its
+  // CPU: bench/gpu has the GPU's peers). With --interleave they take their blocks of timed runs
+  // in turn with the strategies'; otherwise each one's runs follow vtc's.
+  const int threads = runs.front().session->threads();
+  std::vector<Peer> peers;
+  if (args.target != TargetKind::cuda)
+    for (const char* engine : {"onnxruntime", "openvino"})
+      peers.push_back({engine, nullptr});
   if (args.interleave > 1) {
+    for (Peer& peer : peers)
+      start_peer(peer, inputs, threads, args);
     std::vector<Measured*> all;
     for (Measured& m : runs)
       all.push_back(&m);
-    time_strategies(all, inputs, args);
-  }
-
-  int threads = runs.front().session->threads();
-  if (args.target != TargetKind::cuda)
-    fmt::print(stderr, "bench: onnxruntime: {} warm-up + {} timed runs on {} threads ...\n",
-               args.warmup, args.repeat, threads);
-  PeerRun ort;
-  if (args.target == TargetKind::cuda)
-    ort.reason = "no peer on target cuda (onnxruntime here runs on the CPU)";
-  else
-    ort = run_onnxruntime(args.model, inputs, threads, args.warmup, args.repeat, args.python);
-  if (ort.available)
-    fmt::print(stderr, "bench: onnxruntime: median {:.3f} ms ({})\n", ort.median_ms, ort.how);
-  else
-    fmt::print(stderr, "bench: onnxruntime: n/a: {}\n", ort.reason);
-  PeerRun ov;
-  if (args.target == TargetKind::cuda) {
-    ov.reason = "no peer on target cuda";
+    time_strategies(all, peers, inputs, args);
   } else {
-    ov = run_openvino(args.model, inputs, threads, args.warmup, args.repeat, args.python);
-    if (ov.available)
-      fmt::print(stderr, "bench: openvino: median {:.3f} ms ({})\n", ov.median_ms, ov.how);
-    else
-      fmt::print(stderr, "bench: openvino: n/a: {}\n", ov.reason);
+    for (Peer& peer : peers) {
+      start_peer(peer, inputs, threads, args);
+      peer.session->time(args.repeat);
+    }
   }
+  const std::string no_peer = "no peer on target cuda (onnxruntime here runs on the CPU)";
+  PeerRun ort = finish_peer(peers, "onnxruntime", no_peer);
+  PeerRun ov = finish_peer(peers, "openvino", "no peer on target cuda");
 
   if (!args.output_dir.empty()) write_outputs(runs.back(), inputs, args.output_dir);
   if (!args.json.empty()) write_json(args, runs, ort, ov);

@@ -1,75 +1,138 @@
-// The onnxruntime peer through a python3 subprocess (see onnxruntime_peer.h).
+// The onnxruntime and OpenVINO peers through a python3 process each (see onnxruntime_peer.h).
 #include "onnxruntime_peer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include "frontend/tensor_io.h"
-#include "jit/process.h"
+#include "jit/line_process.h"
 #include "vtc/error.h"
 
 namespace vtc::cli {
 
 namespace {
 
-// A fresh directory removed when the run is over.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    static int counter = 0;
-    path = std::filesystem::temp_directory_path() /
-           ("vtc-onnxruntime-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
+// A fresh directory for one peer's inputs and outputs.
+std::filesystem::path fresh_directory() {
+  static int counter = 0;
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("vtc-onnxruntime-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+  std::filesystem::remove_all(path);
+  std::filesystem::create_directories(path);
+  return path;
+}
 
-// The model on `engine` (onnxruntime or openvino) through tools/onnxruntime_peer.py.
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The last lines of a text file (the peer's stderr), for error messages.
+std::string tail_of(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.substr(text.size() > 2000 ? text.size() - 2000 : 0);
+}
+
 PeerRun run_engine(const std::string& engine, const std::string& model, const TensorMap& inputs,
                    int threads, int warmup, int repeat, const std::string& python) {
-  PeerRun run;
-  TempDir dir;
+  PeerSession peer(engine, model, inputs, threads, warmup, python);
+  peer.time(repeat);
+  return peer.finish();
+}
+
+} // namespace
+
+PeerSession::PeerSession(const std::string& engine, const std::string& model,
+                         const TensorMap& inputs, int threads, int warmup,
+                         const std::string& python)
+    : dir_(fresh_directory()) {
   nlohmann::json manifest = nlohmann::json::object();
   int k = 0;
   for (const auto& [name, t] : inputs) {
     std::string file = "input_" + std::to_string(k++) + ".npy";
-    write_npy((dir.path / file).string(), t);
+    write_npy((dir_ / file).string(), t);
     manifest[name] = file;
   }
-  std::ofstream((dir.path / "manifest.json").string()) << manifest.dump();
+  std::ofstream((dir_ / "manifest.json").string()) << manifest.dump();
 
-  std::string script = std::string(VTC_SOURCE_DIR) + "/tools/onnxruntime_peer.py";
-  jit::ProcessResult p = jit::run_process(
-      {python, script, "--model", std::filesystem::absolute(model).string(), "--dir",
-       dir.path.string(), "--threads", std::to_string(threads), "--warmup", std::to_string(warmup),
-       "--repeat", std::to_string(repeat), "--engine", engine});
-  std::ifstream in((dir.path / "result.json").string());
-  if (!p.ok() || !in) {
-    run.reason = python + " " + script + ": " + p.describe_status();
-    if (!p.output.empty())
-      run.reason += ": " + p.output.substr(p.output.size() > 2000 ? p.output.size() - 2000 : 0);
-    return run;
+  const std::string script = std::string(VTC_SOURCE_DIR) + "/tools/onnxruntime_peer.py";
+  process_ = std::make_unique<jit::LineProcess>(
+      std::vector<std::string>{python, script, "--model", std::filesystem::absolute(model).string(),
+                               "--dir", dir_.string(), "--threads", std::to_string(threads),
+                               "--warmup", std::to_string(warmup), "--engine", engine},
+      (dir_ / "stderr.txt").string());
+  run_.reason = python + " " + script;
+  const std::optional<std::string> line = process_->receive();
+  if (!line) {
+    fail("ended before it was ready");
+    return;
   }
-  nlohmann::json result = nlohmann::json::parse(in);
-  if (result.at("status") != "ok") {
-    run.reason = engine + " not available (" + result.value("reason", std::string()) + ")";
-    return run;
+  const nlohmann::json ready = nlohmann::json::parse(*line, nullptr, false);
+  if (ready.is_discarded() || !ready.contains("status")) {
+    fail("answered '" + *line + "'");
+    return;
   }
-  run.available = true;
-  run.how = result.at("how").get<std::string>();
-  run.median_ms = result.at("median_ms").get<double>();
-  for (const auto& [name, file] : result.at("outputs").items())
-    run.outputs.emplace(name, read_npy((dir.path / file.get<std::string>()).string()));
-  return run;
+  if (ready.at("status") != "ready") {
+    run_.reason = engine + " not available (" + ready.value("reason", std::string()) + ")";
+    return;
+  }
+  run_.available = true;
+  run_.how = ready.value("how", engine);
 }
 
-} // namespace
+PeerSession::~PeerSession() {
+  process_.reset();
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+void PeerSession::fail(const std::string& what) {
+  run_.available = false;
+  const jit::ProcessResult status = process_->finish();
+  run_.reason += ": " + what + " (" + status.describe_status() + ")";
+  const std::string err = tail_of(dir_ / "stderr.txt");
+  if (!err.empty()) run_.reason += ": " + err;
+}
+
+void PeerSession::time(int runs) {
+  if (!run_.available || runs <= 0) return;
+  if (!process_->send("time " + std::to_string(runs))) return fail("stopped reading");
+  const std::optional<std::string> line = process_->receive();
+  if (!line) return fail("ended during timed runs");
+  const nlohmann::json answer = nlohmann::json::parse(*line, nullptr, false);
+  if (answer.is_discarded() || !answer.contains("times_ms"))
+    return fail("answered '" + *line + "'");
+  for (const auto& t : answer.at("times_ms"))
+    times_.push_back(t.get<double>());
+  ++run_.blocks;
+}
+
+PeerRun PeerSession::finish() {
+  if (!run_.available) return run_;
+  if (!process_->send("finish")) {
+    fail("stopped reading");
+    return run_;
+  }
+  const std::optional<std::string> line = process_->receive();
+  const nlohmann::json answer =
+      line ? nlohmann::json::parse(*line, nullptr, false) : nlohmann::json();
+  if (!line || answer.is_discarded() || !answer.contains("outputs")) {
+    fail(line ? "answered '" + *line + "'" : "ended before its outputs");
+    return run_;
+  }
+  for (const auto& [name, file] : answer.at("outputs").items())
+    run_.outputs.emplace(name, read_npy((dir_ / file.get<std::string>()).string()));
+  if (!times_.empty()) run_.median_ms = median(times_);
+  process_->finish();
+  return run_;
+}
 
 PeerRun run_onnxruntime(const std::string& model, const TensorMap& inputs, int threads, int warmup,
                         int repeat, const std::string& python) {

@@ -216,16 +216,12 @@ PeerRun finish_peer(std::vector<Peer>& peers, const std::string& engine,
   return run;
 }
 
-// Between two systems' blocks of runs, the threads of the one before have a moment to stop
-// spinning (vtc's pool spins 2 ms after a loop, onnxruntime's a while too) before the next one
-// is timed.
-void settle() {
-  std::this_thread::sleep_for(std::chrono::milliseconds(10));
-}
-
 // Times the strategies `ms`: each one's warm-up, then their timed runs in --interleave blocks
 // taken in turn with each other's and the peers' (so that a spell of load on the host falls on
-// every system alike).
+// every system alike). Where blocks are taken in turn, each block starts with --warmup untimed
+// runs too (after another system's block, the first runs are slower by a third and more: the
+// caches hold the other's data), and a system's block starts once the threads of the one before
+// have stopped spinning (onnxruntime's spin for about 50 ms after a run, on one of the cores).
 void time_strategies(const std::vector<Measured*>& ms, std::vector<Peer>& peers,
                      const HostTensorMap& inputs, const BenchArgs& args) {
   std::deque<Timing> timings(ms.size());
@@ -241,12 +237,16 @@ void time_strategies(const std::vector<Measured*>& ms, std::vector<Peer>& peers,
   for (int b = 0; b < blocks; ++b) {
     const int runs = args.repeat * (b + 1) / blocks - args.repeat * b / blocks;
     for (size_t j = 0; j < ms.size(); ++j) {
-      settle();
+      for (int i = 0; blocks > 1 && b > 0 && i < args.warmup; ++i)
+        run_once(*ms[j]->session, timings[j]);
       time_runs(*ms[j], timings[j], runs, args);
     }
-    for (Peer& peer : peers) {
-      settle();
-      peer.session->time(runs);
+    for (size_t p = 0; p < peers.size(); ++p) {
+      // vtc's pool threads spin 2 ms after a loop: the peer starts once they sleep.
+      if (p == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      if (b > 0) peers[p].session->warm_up(args.warmup);
+      peers[p].session->time(runs);
+      peers[p].session->wait_until_idle();
     }
   }
   for (size_t j = 0; j < ms.size(); ++j) {

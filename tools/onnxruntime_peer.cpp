@@ -2,10 +2,11 @@
 #include "onnxruntime_peer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <nlohmann/json.hpp>
+#include <thread>
 #include <unistd.h>
 
 #include "frontend/tensor_io.h"
@@ -38,6 +39,20 @@ std::string tail_of(const std::filesystem::path& file) {
   std::ifstream in(file);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return text.substr(text.size() > 2000 ? text.size() - 2000 : 0);
+}
+
+// The CPU time the threads of process `pid` have run, in ms (Linux's per-thread schedstat); 0
+// where it cannot be read.
+double cpu_ms_of(pid_t pid) {
+  double ns = 0;
+  std::error_code ec;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream in(task.path() / "schedstat");
+    double run_ns = 0;
+    if (in >> run_ns) ns += run_ns;
+  }
+  return ns / 1e6;
 }
 
 PeerRun run_engine(const std::string& engine, const std::string& model, const TensorMap& inputs,
@@ -101,33 +116,57 @@ void PeerSession::fail(const std::string& what) {
   if (!err.empty()) run_.reason += ": " + err;
 }
 
+nlohmann::json PeerSession::ask(const std::string& command, const std::string& key) {
+  if (!process_->send(command)) {
+    fail("stopped reading");
+    return nullptr;
+  }
+  const std::optional<std::string> line = process_->receive();
+  if (!line) {
+    fail("ended after '" + command + "'");
+    return nullptr;
+  }
+  nlohmann::json answer = nlohmann::json::parse(*line, nullptr, false);
+  if (answer.is_discarded() || !answer.contains(key)) {
+    fail("answered '" + *line + "' to '" + command + "'");
+    return nullptr;
+  }
+  return answer.at(key);
+}
+
+void PeerSession::wait_until_idle(double limit_ms) {
+  if (!run_.available) return;
+  // Idle: under a tenth of a core over 5 ms.
+  constexpr auto kWindow = std::chrono::milliseconds(5);
+  const auto start = std::chrono::steady_clock::now();
+  double before = cpu_ms_of(process_->pid());
+  while (
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() <
+      limit_ms) {
+    std::this_thread::sleep_for(kWindow);
+    const double now = cpu_ms_of(process_->pid());
+    if (now - before < 0.5) return;
+    before = now;
+  }
+}
+
+void PeerSession::warm_up(int runs) {
+  if (run_.available && runs > 0) ask("warm " + std::to_string(runs), "warm");
+}
+
 void PeerSession::time(int runs) {
   if (!run_.available || runs <= 0) return;
-  if (!process_->send("time " + std::to_string(runs))) return fail("stopped reading");
-  const std::optional<std::string> line = process_->receive();
-  if (!line) return fail("ended during timed runs");
-  const nlohmann::json answer = nlohmann::json::parse(*line, nullptr, false);
-  if (answer.is_discarded() || !answer.contains("times_ms"))
-    return fail("answered '" + *line + "'");
-  for (const auto& t : answer.at("times_ms"))
+  const nlohmann::json times = ask("time " + std::to_string(runs), "times_ms");
+  for (const auto& t : times)
     times_.push_back(t.get<double>());
-  ++run_.blocks;
+  if (!times.is_null()) ++run_.blocks;
 }
 
 PeerRun PeerSession::finish() {
   if (!run_.available) return run_;
-  if (!process_->send("finish")) {
-    fail("stopped reading");
-    return run_;
-  }
-  const std::optional<std::string> line = process_->receive();
-  const nlohmann::json answer =
-      line ? nlohmann::json::parse(*line, nullptr, false) : nlohmann::json();
-  if (!line || answer.is_discarded() || !answer.contains("outputs")) {
-    fail(line ? "answered '" + *line + "'" : "ended before its outputs");
-    return run_;
-  }
-  for (const auto& [name, file] : answer.at("outputs").items())
+  const nlohmann::json outputs = ask("finish", "outputs");
+  if (outputs.is_null()) return run_;
+  for (const auto& [name, file] : outputs.items())
     run_.outputs.emplace(name, read_npy((dir_ / file.get<std::string>()).string()));
   if (!times_.empty()) run_.median_ms = median(times_);
   process_->finish();

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ public:
 
   // False once the peer is missing or has failed (finish() then says why).
   bool available() const { return run_.available; }
+  // `runs` more untimed runs (nothing where the peer is not available).
+  void warm_up(int runs);
+  // Waits (at most `limit_ms`) until the peer's threads have stopped running: onnxruntime's
+  // spin about 50 ms after a run, on a core the next system's runs would otherwise share.
+  void wait_until_idle(double limit_ms = 250);
   // `runs` more timed runs (nothing where the peer is not available).
   void time(int runs);
   // The median over every timed run and the outputs of the last run; the peer exits.
@@ -47,6 +53,8 @@ public:
 
 private:
   void fail(const std::string& what);
+  // Sends `command` and returns the answer's `key`, null after a failure (then recorded).
+  nlohmann::json ask(const std::string& command, const std::string& key);
 
   std::filesystem::path dir_;
   std::unique_ptr<jit::LineProcess> process_;

@@ -11,6 +11,7 @@ that vtc can take its timed runs in blocks between the peer's:
 
     (at start)  {"status": "ready", "how": ...} or {"status": "missing", "reason": ...} (the
                 engine cannot be imported or cannot run the model; the script then exits)
+    warm N      {"warm": N}: N more untimed runs
     time N      {"times_ms": [...]}: N timed runs
     finish      {"outputs": {name: file}}: the last run's outputs saved as .npy files in D (one
                 more run when none was timed); the script then exits
@@ -128,6 +129,10 @@ def main() -> int:
                 last = run()
                 times.append((time.perf_counter() - start) * 1e3)
             answer({"times_ms": times})
+        elif words[:1] == ["warm"] and len(words) == 2:
+            for _ in range(int(words[1])):
+                last = run()
+            answer({"warm": int(words[1])})
         elif words == ["finish"]:
             break
         else:

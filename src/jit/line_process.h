@@ -25,6 +25,8 @@ public:
 
   // 0 when the program started, else the errno of the failed start.
   int start_error() const { return start_error_; }
+  // The program's process id (0 where it did not start).
+  pid_t pid() const { return pid_; }
   // Writes `line` and a newline to the program's stdin; false when it no longer reads.
   bool send(const std::string& line);
   // The next line the program wrote to stdout (without its newline); nullopt at its end.

@@ -99,6 +99,44 @@ TEST(ResampleTest, BilinearMatchesTheFormula) {
   check_bilinear<half>(rng, {1, 2, 3, 9}, {1, 2, 7, 24});
 }
 
+// Linear taps in every dimension: rows of 2, 4 and 8 outer combinations (resample.h keeps the
+// plane's combinations from row to row, and holds up to four rows in registers), each output
+// against the walk of every combination of taps written out here, the same bits.
+void check_every_dimension(std::mt19937& rng, Index<4> in, Index<4> out) {
+  auto x = random_tensor<float, 4>(rng, in);
+  Tensor<float, 4> y(out);
+  LinearTaps t[4];
+  ResampleAxis axes[4];
+  for (int d = 0; d < 4; ++d) {
+    t[d] = linear_taps(in[d], out[d]);
+    axes[d] = {2, t[d].index.data(), t[d].weight.data(), nullptr};
+  }
+  resample(y.acc(), x.acc(), out, axes, 0.0);
+  for (int64_t f = 0; f < volume<4>(out); ++f) {
+    const Index<4> o = unflatten<4>(out, f);
+    double acc = 0;
+    for (int combo = 0; combo < 16; ++combo) { // dimension 0's tap slowest
+      double w = 1;
+      Index<4> i{};
+      for (int d = 0; d < 4; ++d) {
+        const int j = (combo >> (3 - d)) & 1;
+        w *= t[d].weight[size_t(o[d] * 2 + j)];
+        i[d] = t[d].index[size_t(o[d] * 2 + j)];
+      }
+      if (w != 0) acc += w * double(x.at(i));
+    }
+    ASSERT_EQ(bits_of(y.data[size_t(f)]), bits_of(float(acc))) << "output element " << f;
+  }
+}
+
+TEST(ResampleTest, EveryDimensionResizedMatchesTheWalkOfAllTaps) {
+  std::mt19937 rng(9);
+  check_every_dimension(rng, {1, 1, 3, 5}, {1, 1, 7, 24});  // 2 outer combinations a row
+  check_every_dimension(rng, {1, 3, 4, 5}, {1, 5, 6, 24});  // 4
+  check_every_dimension(rng, {2, 3, 4, 5}, {3, 5, 6, 24});  // 8
+  check_every_dimension(rng, {2, 3, 4, 20}, {3, 2, 5, 33}); // 8, rows longer than 16
+}
+
 TEST(ResampleTest, OutsideCoordinatesTakeTheExtrapolationValue) {
   std::mt19937 rng(8);
   auto x = random_tensor<float, 1>(rng, {4});

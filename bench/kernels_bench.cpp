@@ -401,7 +401,8 @@ void BM_Conv(benchmark::State& state) {
 BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Convolutions on small planes (YOLO11n at 64 x 64, rows 0-8; SqueezeNet's 3x3 expand
-// convolutions at 64 x 64 in, rows 9-14): a few microseconds each, where the split of the work
+// convolutions at 64 x 64 in, rows 9-14; the RetinaNet head's and DeepLabV3's 3x3 ones, rows
+// 15-17): a few microseconds each, where the split of the work
 // over the threads and the fixed costs of a call decide the time. Arg: the row of `shapes`
 // (c_in, c_out, input size, filter size, stride); weights packed once.
 void BM_ConvSmall(benchmark::State& state) {
@@ -412,7 +413,8 @@ void BM_ConvSmall(benchmark::State& state) {
                           {64, 64, 16, 3, 2},  {32, 16, 8, 3, 1},   {32, 32, 4, 3, 1},
                           {128, 256, 4, 3, 2}, {384, 128, 4, 1, 1}, {64, 64, 8, 1, 1},
                           {16, 64, 14, 3, 1},  {32, 128, 14, 3, 1}, {32, 128, 7, 3, 1},
-                          {48, 192, 7, 3, 1},  {64, 256, 7, 3, 1},  {64, 256, 3, 3, 1}};
+                          {48, 192, 7, 3, 1},  {64, 256, 7, 3, 1},  {64, 256, 3, 3, 1},
+                          {16, 16, 16, 3, 1},  {16, 16, 8, 3, 1},   {8, 8, 16, 3, 1}};
   const Shape& sh = shapes[state.range(0)];
   k::Conv2dShape s;
   s.c_in = sh.cin;
@@ -433,7 +435,7 @@ void BM_ConvSmall(benchmark::State& state) {
                  std::to_string(sh.stride) + " on " + std::to_string(sh.hw) + "x" +
                  std::to_string(sh.hw));
 }
-BENCHMARK(BM_ConvSmall)->DenseRange(0, 14)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_ConvSmall)->DenseRange(0, 17)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // The stem convolution of ShuffleNet: 3 -> 24 channels, 3x3, stride 2, 224x224 in.
 k::Conv2dShape shufflenet_stem() {

@@ -189,6 +189,17 @@ void resample_row_registers(const In& in, const Index<R>& at, int64_t in_w, doub
   }
 }
 
+// a + (ow * weight) * value for the eight outputs of lanes' entry t, where that weight is not 0
+// (not (weight == 0), as the scalar walk skips); pick(at, live) gives the eight input values at
+// the entry's indices.
+template <typename Pick>
+inline __m512d add_tap(__m512d a, __m512d ow, const ResampleLanes& lanes, size_t t, Pick pick) {
+  const __m512d weight = _mm512_mul_pd(ow, _mm512_loadu_pd(&lanes.weight[t]));
+  const __mmask8 live = _mm512_cmp_pd_mask(weight, _mm512_setzero_pd(), _CMP_NEQ_UQ);
+  const __m512d value = pick(_mm512_loadu_si512(&lanes.index[t]), live);
+  return _mm512_mask_add_pd(a, live, a, _mm512_mul_pd(weight, value));
+}
+
 // The most outer combinations whose rows resample_row_lanes holds in registers at once.
 inline constexpr int64_t kResampleRegisterCombos = 4;
 
@@ -218,15 +229,11 @@ void resample_row_lanes(const In& in, int64_t outer, const double* outer_weight,
         a[v] = _mm512_setzero_pd();
       for (int64_t c = 0; c < outer; ++c)
         for (int64_t j = 0; j < taps; ++j)
-          for (int v = 0; v < V; ++v) {
-            const size_t t = size_t(j * w8 + x + 8 * v);
-            const __m512d weight = _mm512_mul_pd(ow[c], _mm512_loadu_pd(&lanes.weight[t]));
-            // Not (weight == 0), as the scalar walk skips.
-            const __mmask8 live = _mm512_cmp_pd_mask(weight, _mm512_setzero_pd(), _CMP_NEQ_UQ);
-            const __m512i at = _mm512_loadu_si512(&lanes.index[t]);
-            const __m512d value = _mm512_permutex2var_pd(lo[c], at, hi[c]);
-            a[v] = _mm512_mask_add_pd(a[v], live, a[v], _mm512_mul_pd(weight, value));
-          }
+          for (int v = 0; v < V; ++v)
+            a[v] =
+                add_tap(a[v], ow[c], lanes, size_t(j * w8 + x + 8 * v), [&](__m512i at, __mmask8) {
+                  return _mm512_permutex2var_pd(lo[c], at, hi[c]);
+                });
       for (int v = 0; v < V; ++v)
         _mm512_storeu_pd(acc + x + 8 * v, a[v]);
     };
@@ -253,16 +260,12 @@ void resample_row_lanes(const In& in, int64_t outer, const double* outer_weight,
     const __m512d ow = _mm512_set1_pd(outer_weight[c]);
     for (int64_t x = 0; x < w8; x += 8) {
       __m512d a = _mm512_loadu_pd(acc + x);
-      for (int64_t j = 0; j < taps; ++j) {
-        const __m512d weight =
-            _mm512_mul_pd(ow, _mm512_loadu_pd(&lanes.weight[size_t(j * w8 + x)]));
-        const __mmask8 live = _mm512_cmp_pd_mask(weight, _mm512_setzero_pd(), _CMP_NEQ_UQ);
-        const __m512i at = _mm512_loadu_si512(&lanes.index[size_t(j * w8 + x)]);
-        const __m512d v =
-            in_w <= 16 ? _mm512_permutex2var_pd(lo, at, hi)
-                       : _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, at, row_values, 8);
-        a = _mm512_mask_add_pd(a, live, a, _mm512_mul_pd(weight, v));
-      }
+      for (int64_t j = 0; j < taps; ++j)
+        a = add_tap(a, ow, lanes, size_t(j * w8 + x), [&](__m512i at, __mmask8 live) {
+          return in_w <= 16
+                     ? _mm512_permutex2var_pd(lo, at, hi)
+                     : _mm512_mask_i64gather_pd(_mm512_setzero_pd(), live, at, row_values, 8);
+        });
       _mm512_storeu_pd(acc + x, a);
     }
   }

@@ -402,19 +402,22 @@ BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond)->UseRealTime
 
 // Convolutions on small planes (YOLO11n at 64 x 64, rows 0-8; SqueezeNet's 3x3 expand
 // convolutions at 64 x 64 in, rows 9-14; the RetinaNet head's and DeepLabV3's 3x3 ones, rows
-// 15-17): a few microseconds each, where the split of the work
-// over the threads and the fixed costs of a call decide the time. Arg: the row of `shapes`
-// (c_in, c_out, input size, filter size, stride); weights packed once.
+// 15-17; wider planes and a stride of 2 at few channels, rows 18-20; the 7x7 stride-2 stem of
+// a ResNet at 64 x 64, row 21): a few microseconds each, where the split of the work
+// over the threads and the fixed costs of a call decide the time. Args: the row of `shapes`
+// (c_in, c_out, input size, filter size, stride); 0 for the kernel conv2d picks by shape, 1 for
+// the direct kernel (conv_direct.h); weights packed once.
 void BM_ConvSmall(benchmark::State& state) {
   struct Shape {
     int64_t cin, cout, hw, k, stride;
   };
-  const Shape shapes[] = {{64, 64, 2, 3, 1},   {384, 256, 2, 1, 1}, {128, 128, 8, 3, 2},
-                          {64, 64, 16, 3, 2},  {32, 16, 8, 3, 1},   {32, 32, 4, 3, 1},
-                          {128, 256, 4, 3, 2}, {384, 128, 4, 1, 1}, {64, 64, 8, 1, 1},
-                          {16, 64, 14, 3, 1},  {32, 128, 14, 3, 1}, {32, 128, 7, 3, 1},
-                          {48, 192, 7, 3, 1},  {64, 256, 7, 3, 1},  {64, 256, 3, 3, 1},
-                          {16, 16, 16, 3, 1},  {16, 16, 8, 3, 1},   {8, 8, 16, 3, 1}};
+  const Shape shapes[] = {
+      {64, 64, 2, 3, 1},  {384, 256, 2, 1, 1}, {128, 128, 8, 3, 2}, {64, 64, 16, 3, 2},
+      {32, 16, 8, 3, 1},  {32, 32, 4, 3, 1},   {128, 256, 4, 3, 2}, {384, 128, 4, 1, 1},
+      {64, 64, 8, 1, 1},  {16, 64, 14, 3, 1},  {32, 128, 14, 3, 1}, {32, 128, 7, 3, 1},
+      {48, 192, 7, 3, 1}, {64, 256, 7, 3, 1},  {64, 256, 3, 3, 1},  {16, 16, 16, 3, 1},
+      {16, 16, 8, 3, 1},  {8, 8, 16, 3, 1},    {16, 32, 16, 3, 2},  {32, 64, 16, 3, 1},
+      {16, 16, 32, 3, 1}, {3, 8, 64, 7, 2}};
   const Shape& sh = shapes[state.range(0)];
   k::Conv2dShape s;
   s.c_in = sh.cin;
@@ -429,13 +432,19 @@ void BM_ConvSmall(benchmark::State& state) {
     s.w = s.w_out = s.h * s.w;
     s.h = s.h_out = 1;
   }
-  run_conv(state, s);
-  state.SetLabel(std::to_string(sh.cin) + "->" + std::to_string(sh.cout) + " " +
-                 std::to_string(sh.k) + "x" + std::to_string(sh.k) + " s" +
-                 std::to_string(sh.stride) + " on " + std::to_string(sh.hw) + "x" +
+  if (state.range(1) == 0)
+    run_conv(state, s);
+  else
+    run_conv<k::ConvKernel::direct>(state, s);
+  state.SetLabel(std::string(state.range(1) ? "direct " : "") + std::to_string(sh.cin) + "->" +
+                 std::to_string(sh.cout) + " " + std::to_string(sh.k) + "x" + std::to_string(sh.k) +
+                 " s" + std::to_string(sh.stride) + " on " + std::to_string(sh.hw) + "x" +
                  std::to_string(sh.hw));
 }
-BENCHMARK(BM_ConvSmall)->DenseRange(0, 17)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_ConvSmall)
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 21, 1), {0, 1}})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 // The stem convolution of ShuffleNet: 3 -> 24 channels, 3x3, stride 2, 224x224 in.
 k::Conv2dShape shufflenet_stem() {

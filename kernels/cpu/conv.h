@@ -10,7 +10,9 @@
 // they lie, a wider filter's from each channel's padded plane split into stride phases, 16
 // columns per permute); on large planes it runs over input planes staged once with their
 // padding and split into stride phases, whose rows are the B rows as they lie
-// (PaddedPlaneConvProblem); output planes smaller than a vector run it transposed, and stems
+// (PaddedPlaneConvProblem), and on small planes at stride 1 over the same staged planes with
+// its B vectors loaded from them as they lie, no panels packed (conv_direct.h); output planes
+// smaller than a vector run it transposed, and stems
 // (few values per output) and stride-2 convolutions with weights that fit L2 one output row
 // at a time over B copied from the input rows split into phases (conv_rows.h; a max pooling
 // of a stem's output pooled as the rows come, conv_max_pool.h). The direct depthwise kernel (Cin_g
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "constant_packs.h"
+#include "conv_direct.h"
 #include "conv_rows.h"
 #include "conv_shape.h"
 #include "depthwise_channels.h"
@@ -497,6 +500,15 @@ void conv2d_padded_plane(const P& p, const Conv2dShape& s, ConstantRef wref) {
   gemm_packed_tiles<C, Tile::MR, Tile::NV>(pp, s.n * s.groups, M, N, K, pre);
 }
 
+// The direct kernel (conv_direct.h) over the padded planes' tile; constant weights (`wref`
+// given) are packed once per program.
+template <typename C, typename P>
+void conv2d_direct_planes(const P& p, const Conv2dShape& s, ConstantRef wref) {
+  using Tile = PaddedPlaneTile<C>;
+  conv2d_direct<C, Tile::MR, Tile::NV, PaddedPlaneConvProblem>(
+      p, s, packed_weights<C, Tile::MR>(p, s, wref));
+}
+
 // The implicit GEMM transposed, C^T = B^T . A^T, for output planes smaller than a vector:
 // rows are output positions and the vectors run over output channels. Each C element is still
 // acc = fma(., ., acc) over k in order with the same two factors (fma is commutative in
@@ -608,6 +620,8 @@ void conv2d_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, i
 // shape allows; depthwise_rows the same for a shape depthwise_rows_shape_fits() accepts, which
 // with the input's width (`Width`) known instantiates only the row kernel where the input's rows
 // lie in memory; depthwise_planes the staged-plane kernel alone, for the shapes it rejects.
+// direct is the direct kernel of small planes (conv_direct.h), for the shapes
+// direct_conv_fits() accepts.
 enum class ConvKernel {
   by_shape,
   depthwise,
@@ -616,14 +630,15 @@ enum class ConvKernel {
   rows,
   pointwise,
   depthwise_rows,
-  depthwise_planes
+  depthwise_planes,
+  direct
 };
 
-// The implicit-GEMM convolution (any groups), general or over padded planes (`Kernel`;
-// by_shape: padded planes where they fit). Constant weights (`wref` given) are packed once
-// per program and reused. `Positions`, when known at compile time, is h_out * w_out; `Width`
-// the input's w: where the row kernel then always runs, the kernels it falls back to are not
-// instantiated (they were half of a row-kernel convolution's compile time).
+// The implicit-GEMM convolution (any groups), general, direct or over padded planes
+// (`Kernel`; by_shape: the direct kernel or padded planes where they fit). Constant weights (`wref`
+// given) are packed once per program and reused. `Positions`, when known at compile time, is h_out
+// * w_out; `Width` the input's w: where the row kernel then always runs, the kernels it falls back
+// to are not instantiated (they were half of a row-kernel convolution's compile time).
 template <int64_t Positions = -1, ConvKernel Kernel = ConvKernel::implicit_gemm, int64_t Width = -1,
           Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
@@ -639,6 +654,9 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
   if constexpr (Kernel == ConvKernel::padded_plane) {
     (void)N;
     detail::conv2d_padded_plane<C>(p, s, wref);
+  } else if constexpr (Kernel == ConvKernel::direct) {
+    (void)N;
+    detail::conv2d_direct_planes<C>(p, s, wref);
   } else if constexpr (Kernel == ConvKernel::rows && detail::input_rows_in_memory<C, InA>(Width)) {
     (void)N;
     detail::conv2d_by_rows<C>(p, s, wref);
@@ -647,6 +665,8 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
     if constexpr (Kernel == ConvKernel::rows || Kernel == ConvKernel::by_shape) {
       if (Kernel == ConvKernel::rows || conv_rows_fit(s))
         if (detail::conv2d_by_rows<C>(p, s, wref)) return;
+      if (Kernel == ConvKernel::by_shape && direct_conv_fits(s))
+        return detail::conv2d_direct_planes<C>(p, s, wref);
       if (padded_plane_fits(s)) return detail::conv2d_padded_plane<C>(p, s, wref);
     }
     detail::PhaseColumnBlocks blocks;

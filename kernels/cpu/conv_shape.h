@@ -20,6 +20,33 @@ inline bool padded_plane_fits(const Conv2dShape& s) {
   return (wq - s.w_out) * 8 <= s.w_out;
 }
 
+// The direct kernel of small planes (conv_direct.h) takes output planes of kDirectConvMinPositions
+// to kDirectConvMaxPositions positions, where the columns it computes (the rows at the padded
+// plane's pitch, rounded up to 16) are at most 7/5 of those it stores, and a group's staged
+// input planes are at most kDirectConvMaxStaged bytes (they stay in L1 or near it while every
+// tile reads them). Measured on two cores of an AVX-512 host, f32, 1 -> 2 threads, the engine's
+// kernel then direct (bench/kernels_bench BM_ConvSmall): 16 -> 16 3x3 on 16 x 16 21.5 / 17.4
+// -> 17.2 / 12.6 us, on 8 x 8 8.4 / 10.3 -> 5.4 / 5.5, on 32 x 32 70.7 / 74.6 -> 67.6 / 40.7;
+// 16 -> 64 on 14 x 14 59.9 / 37.5 -> 52.3 / 27.6; 64 -> 256 on 7 x 7 203 / 116 -> 188 / 102.
+// Not taken: stride 2 (64 -> 64 on 16 x 16, 83 KB of phases: 71 / 51 -> 68 / 61 us), 4 x 4
+// planes (32 -> 32: 6.6 -> 7.6 us, twice the columns stored), 1x1 filters (the input staged
+// for nothing: 64 -> 64 on 8 x 8 6.6 -> 9.8 us).
+inline constexpr int64_t kDirectConvMinPositions = 32, kDirectConvMaxPositions = 1024;
+inline constexpr int64_t kDirectConvMaxStaged = 96 * 1024;
+
+// Does a convolution run on the direct kernel (conv.h, conv_direct.h)? Not depthwise, a
+// filter wider than 1x1 at stride 1, on a small plane (above).
+inline bool direct_conv_fits(const Conv2dShape& s) {
+  const int64_t groups = s.groups > 0 ? s.groups : 1;
+  const int64_t cin_g = s.c_in / groups, positions = s.h_out * s.w_out;
+  if (s.kh * s.kw <= 1 || cin_g <= 1 || s.stride_h != 1 || s.stride_w != 1) return false;
+  if (positions < kDirectConvMinPositions || positions > kDirectConvMaxPositions) return false;
+  const int64_t hp = s.h_out + (s.kh - 1) * s.dil_h, wp = s.w_out + (s.kw - 1) * s.dil_w;
+  const int64_t computed = ((s.h_out - 1) * wp + s.w_out + 15) / 16 * 16;
+  const int64_t staged = cin_g * (hp + 1) * (wp + 1) * 4;
+  return computed * 5 <= positions * 7 && staged <= kDirectConvMaxStaged;
+}
+
 // The most values per output (cin_g * kh * kw) the row kernel (conv_rows.h) takes: its B
 // panels of an output row stay in L1, and its gathers pay off where the padded-plane kernel
 // would stage many phase values per multiply-add.

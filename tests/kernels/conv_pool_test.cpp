@@ -95,6 +95,19 @@ template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
     conv2d(sy, px, pw, s, epi, ConstantRef{&other_packs, &pw});
     expect_bitwise(sy, dense, what + ": packed once, NHWC input, permuted weight, split output");
   }
+  {
+    // The direct kernel of small planes (conv_direct.h) takes any shape: the same bits, with
+    // weights packed on the call and once per program, through accessors that are not dense.
+    Tensor<T, 4> direct(ys);
+    conv2d<ConvKernel::direct>(direct.acc(), x.acc(), w.acc(), s, epi);
+    expect_bitwise(direct, dense, what + ": direct kernel");
+    ConstantPacks packs;
+    PermutedAccessor<T, 4, true> px(xs, {0, 2, 3, 1});
+    SplitAccessor<T, 4, 4> sy(ys);
+    fill_from(px, x);
+    conv2d<ConvKernel::direct>(sy, px, w.acc(), s, epi, ConstantRef{&packs, &w});
+    expect_bitwise(sy, dense, what + ": direct kernel, packed, NHWC input, split output");
+  }
   if (padded_plane_fits(s)) {
     Tensor<T, 4> general(ys);
     conv2d<ConvKernel::implicit_gemm>(general.acc(), x.acc(), w.acc(), s, epi);
@@ -166,6 +179,10 @@ std::vector<ConvCase> conv_cases() {
       {2, 2, 6, 40, 5, 2, 3, 1, 1, 1, 1, 1, 0, 2, 1, 0},    // by rows, batch 2, stride 1
       {1, 16, 9, 100, 20, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1}, // by rows at stride 2, K = 144
       {1, 48, 5, 98, 12, 3, 3, 2, 2, 2, 1, 1, 1, 1, 1, 1},  // by rows, stride 2, groups, K = 216
+      {1, 16, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // direct: 6 blocks of 3 vectors
+      {2, 12, 8, 8, 20, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1},   // direct, groups, batch, 10 of 16
+      {1, 20, 7, 7, 13, 3, 3, 1, 1, 1, 2, 2, 2, 2, 2, 2},   // direct, dilation, one panel
+      {1, 9, 9, 11, 24, 2, 3, 1, 1, 1, 1, 1, 0, 1, 1, 0},   // direct, 2x3, uneven pads
   };
 }
 
@@ -217,6 +234,10 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {2, 12, 1, 200, 24, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
   check_static_choice<ConvKernel::padded_plane, 480>(
       rng, {1, 5, 20, 24, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::direct, 256>(
+      rng, {1, 16, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::direct, 49>(rng,
+                                              {1, 20, 7, 7, 13, 3, 3, 1, 1, 1, 2, 2, 2, 2, 2, 2});
   check_static_choice<ConvKernel::rows, 13 * 25>(
       rng, {1, 3, 26, 50, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::rows, 13 * 25, 50>(

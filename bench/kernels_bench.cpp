@@ -406,7 +406,7 @@ BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond)->UseRealTime
 // a ResNet at 64 x 64, row 21): a few microseconds each, where the split of the work
 // over the threads and the fixed costs of a call decide the time. Args: the row of `shapes`
 // (c_in, c_out, input size, filter size, stride); 0 for the kernel conv2d picks by shape, 1 for
-// the direct kernel (conv_direct.h); weights packed once.
+// the direct kernel (conv_direct.h), 2 for its channel-vector form; weights packed once.
 void BM_ConvSmall(benchmark::State& state) {
   struct Shape {
     int64_t cin, cout, hw, k, stride;
@@ -434,15 +434,18 @@ void BM_ConvSmall(benchmark::State& state) {
   }
   if (state.range(1) == 0)
     run_conv(state, s);
-  else
+  else if (state.range(1) == 1)
     run_conv<k::ConvKernel::direct>(state, s);
-  state.SetLabel(std::string(state.range(1) ? "direct " : "") + std::to_string(sh.cin) + "->" +
+  else
+    run_conv<k::ConvKernel::direct_channels>(state, s);
+  const char* kernel[] = {"", "direct ", "channels "};
+  state.SetLabel(std::string(kernel[state.range(1)]) + std::to_string(sh.cin) + "->" +
                  std::to_string(sh.cout) + " " + std::to_string(sh.k) + "x" + std::to_string(sh.k) +
                  " s" + std::to_string(sh.stride) + " on " + std::to_string(sh.hw) + "x" +
                  std::to_string(sh.hw));
 }
 BENCHMARK(BM_ConvSmall)
-    ->ArgsProduct({benchmark::CreateDenseRange(0, 21, 1), {0, 1}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 21, 1), {0, 1, 2}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

@@ -11,7 +11,8 @@
 // columns per permute); on large planes it runs over input planes staged once with their
 // padding and split into stride phases, whose rows are the B rows as they lie
 // (PaddedPlaneConvProblem), and on small planes at stride 1 over the same staged planes with
-// its B vectors loaded from them as they lie, no panels packed (conv_direct.h); output planes
+// its B vectors loaded from them as they lie, no panels packed, or with vectors over output
+// channels where those fill them (conv_direct.h); output planes
 // smaller than a vector run it transposed, and stems
 // (few values per output) and stride-2 convolutions with weights that fit L2 one output row
 // at a time over B copied from the input rows split into phases (conv_rows.h; a max pooling
@@ -509,6 +510,17 @@ void conv2d_direct_planes(const P& p, const Conv2dShape& s, ConstantRef wref) {
       p, s, packed_weights<C, Tile::MR>(p, s, wref));
 }
 
+// The direct kernel's channel-vector form (conv_direct.h), P positions a tile by the output
+// width; constant weights (`wref` given) are packed once per program.
+template <typename C, typename P>
+void conv2d_direct_channels_planes(const P& p, const Conv2dShape& s, ConstantRef wref) {
+  constexpr int W = Vec<C>::width;
+  const auto packed = packed_weights<C, W>(p, s, wref);
+  if (s.w_out > 8) return conv2d_direct_channels<C, 16>(p, s, packed);
+  if (s.w_out > 4) return conv2d_direct_channels<C, 8>(p, s, packed);
+  conv2d_direct_channels<C, 4>(p, s, packed);
+}
+
 // The implicit GEMM transposed, C^T = B^T . A^T, for output planes smaller than a vector:
 // rows are output positions and the vectors run over output channels. Each C element is still
 // acc = fma(., ., acc) over k in order with the same two factors (fma is commutative in
@@ -621,7 +633,8 @@ void conv2d_transposed(const P& p, const Conv2dShape& s, int64_t M, int64_t N, i
 // with the input's width (`Width`) known instantiates only the row kernel where the input's rows
 // lie in memory; depthwise_planes the staged-plane kernel alone, for the shapes it rejects.
 // direct is the direct kernel of small planes (conv_direct.h), for the shapes
-// direct_conv_fits() accepts.
+// direct_conv_fits() accepts; direct_channels its channel-vector form, for those
+// direct_conv_channels_fit() accepts.
 enum class ConvKernel {
   by_shape,
   depthwise,
@@ -631,7 +644,8 @@ enum class ConvKernel {
   pointwise,
   depthwise_rows,
   depthwise_planes,
-  direct
+  direct,
+  direct_channels
 };
 
 // The implicit-GEMM convolution (any groups), general, direct or over padded planes
@@ -657,6 +671,9 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
   } else if constexpr (Kernel == ConvKernel::direct) {
     (void)N;
     detail::conv2d_direct_planes<C>(p, s, wref);
+  } else if constexpr (Kernel == ConvKernel::direct_channels) {
+    (void)N;
+    detail::conv2d_direct_channels_planes<C>(p, s, wref);
   } else if constexpr (Kernel == ConvKernel::rows && detail::input_rows_in_memory<C, InA>(Width)) {
     (void)N;
     detail::conv2d_by_rows<C>(p, s, wref);
@@ -665,6 +682,8 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
     if constexpr (Kernel == ConvKernel::rows || Kernel == ConvKernel::by_shape) {
       if (Kernel == ConvKernel::rows || conv_rows_fit(s))
         if (detail::conv2d_by_rows<C>(p, s, wref)) return;
+      if (Kernel == ConvKernel::by_shape && direct_conv_channels_fit(s))
+        return detail::conv2d_direct_channels_planes<C>(p, s, wref);
       if (Kernel == ConvKernel::by_shape && direct_conv_fits(s))
         return detail::conv2d_direct_planes<C>(p, s, wref);
       if (padded_plane_fits(s)) return detail::conv2d_padded_plane<C>(p, s, wref);

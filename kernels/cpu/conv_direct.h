@@ -13,6 +13,11 @@
 // blocks are too few to keep two threads busy; here every task is one tile, independent of
 // the others, so any number of them splits evenly over the threads.
 //
+// Its channel-vector form (conv2d_direct_channels) turns the tile around: a vector of 16 output
+// channels (the weights packed 16 channels a k) by up to 16 positions of one output row, each
+// input value broadcast; it computes no column past a row, for the planes whose rows are far
+// from whole vectors (8 x 8, 7 x 7, 3 x 3).
+//
 // Each output is acc = 0; acc = fma(W, In, acc) over k = (ci, r, q) in order, padding
 // positions included as zeros: the chain of every other kernel of conv.h, the same bits.
 // Columns x >= w_out, and past the last output, are computed from whatever the buffer holds
@@ -27,6 +32,7 @@
 #include "gemm_core.h"
 #include "parallel.h"
 #include "simd.h"
+#include "stage.h"
 #include "window_phases.h"
 
 namespace vtc::kernels {
@@ -77,6 +83,22 @@ inline void direct_conv_tile(const C* __restrict a, const C* planes, int64_t pla
       acc[r][v].store(tile + r * LD + v * W);
 }
 
+// Every input plane staged with its padding and split into its stride phases, at
+// plane_stride values a plane (conv.h's ConvInput::stage_all_phases), with `slack` zeros past
+// the last one for the tiles that read beyond it.
+template <typename C, typename P>
+const C* stage_direct_planes(const P& p, const Conv2dShape& s, int64_t plane_stride,
+                             int64_t slack) {
+  const int64_t staged_values = s.n * s.c_in * plane_stride;
+  C* staged = scratch<C, 12>(staged_values + slack);
+  {
+    const SerialScope staging(staged_values < kDirectConvParallelStage);
+    p.stage_all_phases(staged, plane_stride);
+  }
+  std::fill(staged + staged_values, staged + staged_values + slack, C(0));
+  return staged;
+}
+
 // The direct kernel over a convolution problem `p` (conv.h's ConvProblem) and its
 // padded-plane form `Planes` (PaddedPlaneConvProblem, for the stores): MR x NV tiles.
 template <typename C, int MR, int NV, template <typename, typename> class Planes, typename P>
@@ -87,17 +109,10 @@ void conv2d_direct(const P& p, const Conv2dShape& s, const std::shared_ptr<const
   const WindowPhases& ph = p.ph;
   const int64_t M = p.cout_g, K = p.cin_g * p.khw, khw = p.khw;
   const int64_t N = Planes<C, P>::columns(s, ph);
-  const int64_t plane_stride = (ph.size + W - 1) / W * W;
-  const int64_t staged_values = s.n * s.c_in * plane_stride;
-  // The last column block reads up to NR values past the last plane's end: zeros there.
-  C* staged = scratch<C, 12>(staged_values + NR);
   const double flops = 2.0 * double(s.n * s.c_out) * double(N) * double(K);
   const SerialScope serial(flops < kDirectConvParallelMinFlops);
-  {
-    const SerialScope staging(staged_values < kDirectConvParallelStage);
-    p.stage_all_phases(staged, plane_stride);
-  }
-  std::fill(staged + staged_values, staged + staged_values + NR, C(0));
+  const int64_t plane_stride = (ph.size + W - 1) / W * W;
+  const C* staged = stage_direct_planes<C>(p, s, plane_stride, NR);
   const int64_t m_panels = (M + MR - 1) / MR;
   const C* a = constant_a.get();
   if (!a) {
@@ -129,6 +144,79 @@ void conv2d_direct(const P& p, const Conv2dShape& s, const std::shared_ptr<const
     const int64_t rows = std::min<int64_t>(MR, M - i * MR);
     for (int64_t r = 0; r < rows; ++r)
       stores.store_c_row(b, i * MR + r, n0, nc, tile + r * NR);
+  });
+}
+
+// Tile of the channel-vector form: acc[j] (a vector of W output channels) = sum over k of
+// a[k * W ..] (the channels' weights of k, one vector) * row_k[j] for P consecutive output
+// positions j of one output row, row_k = planes + ci * plane_stride + taps[t]; into tile[j * W].
+template <typename C, int P>
+inline void direct_channel_tile(const C* __restrict a, const C* planes, int64_t plane_stride,
+                                const int64_t* taps, int64_t khw, int64_t cin, C* __restrict tile) {
+  using V = Vec<C>;
+  constexpr int W = V::width;
+  V acc[P];
+#pragma GCC unroll 16
+  for (int j = 0; j < P; ++j)
+    acc[j] = V::zero();
+  for (int64_t ci = 0; ci < cin; ++ci) {
+    const C* plane = planes + ci * plane_stride;
+    for (int64_t t = 0; t < khw; ++t, a += W) {
+      const C* row = plane + taps[t];
+      const V w = V::load(a);
+#pragma GCC unroll 16
+      for (int j = 0; j < P; ++j)
+        acc[j] = fma(w, V::set1(row[j]), acc[j]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int j = 0; j < P; ++j)
+    acc[j].store(tile + j * W);
+}
+
+// The direct kernel in its channel-vector form: a vector of W output channels (the weights
+// packed in panels of W, k-major: one vector a k) by P positions of an output row, the input
+// value of each broadcast. No column is computed past an output row (the positions form, above,
+// computes the padded plane's row pitch), so small planes waste none of the multiply-adds but a
+// row's last partial tile; each output is still acc = fma(W, In, acc) over k in order.
+template <typename C, int P, typename P_>
+void conv2d_direct_channels(const P_& p, const Conv2dShape& s,
+                            const std::shared_ptr<const C>& constant_a) {
+  using V = Vec<C>;
+  constexpr int W = V::width;
+  if (s.n <= 0 || p.cout_g <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
+  const WindowPhases& ph = p.ph;
+  const int64_t M = p.cout_g, K = p.cin_g * p.khw, khw = p.khw;
+  const double flops = 2.0 * double(s.n * s.c_out) * double(s.h_out * s.w_out) * double(K);
+  const SerialScope serial(flops < kDirectConvParallelMinFlops);
+  const int64_t plane_stride = (ph.size + W - 1) / W * W;
+  const C* staged = stage_direct_planes<C>(p, s, plane_stride, P);
+  const int64_t m_panels = (M + W - 1) / W;
+  const C* a = constant_a.get();
+  if (!a) {
+    C* buf = scratch<C, 6>(packed_a_size<W>(s.groups, M, K));
+    pack_a_whole<C, W>(p, s.groups, M, K, buf);
+    a = buf;
+  }
+  const int64_t segments = (s.w_out + P - 1) / P, batch = s.n * s.groups;
+  const int64_t per_panel = s.h_out * segments;
+  parallel_for(batch * m_panels * per_panel, [&](int64_t t) {
+    const int64_t b = t / (m_panels * per_panel), i = t / per_panel % m_panels;
+    const int64_t y = t % per_panel / segments, x0 = t % segments * P;
+    const int64_t count = std::min<int64_t>(P, s.w_out - x0);
+    const C* panel = a + (b % s.groups * m_panels + i) * K * W;
+    const C* planes =
+        staged + (b / s.groups * s.c_in + b % s.groups * p.cin_g) * plane_stride + y * ph.wq + x0;
+    alignas(64) C tile[P * W];
+    direct_channel_tile<C, P>(panel, planes, plane_stride, ph.taps.data(), khw, p.cin_g, tile);
+    const int64_t channels = std::min<int64_t>(W, M - i * W);
+    const int64_t nb = b / s.groups, co0 = b % s.groups * M + i * W;
+    C run[P];
+    for (int64_t c = 0; c < channels; ++c) {
+      for (int64_t j = 0; j < count; ++j)
+        run[j] = tile[j * W + c];
+      store_run(p.out, Index<4>{nb, co0 + c, y, x0}, count, run, p.epi);
+    }
   });
 }
 

@@ -47,6 +47,26 @@ inline bool direct_conv_fits(const Conv2dShape& s) {
   return computed * 5 <= positions * 7 && staged <= kDirectConvMaxStaged;
 }
 
+// Does a convolution run on the direct kernel's channel-vector form (conv_direct.h)? A filter
+// wider than 1x1 at stride 1, not depthwise, on a plane of at most kDirectConvMaxPositions
+// positions whose staged input fits kDirectConvMaxStaged, with output channels that fill
+// their vectors of 16 but for an eighth at most (16, 30, 32, 48, 64, ... a group). It computes
+// no column past an output row, where the positions form computes the padded plane's row
+// pitch: measured on one core of an AVX-512 host, f32, positions form then channel form
+// (bench/kernels_bench BM_ConvSmall): 16 -> 16 3x3 on 16 x 16 16.7 -> 15.0 us, on 8 x 8 5.37
+// -> 4.77; 32 -> 128 on 7 x 7 53.3 -> 45.4; 64 -> 256 on 7 x 7 188 -> 163; 64 -> 256 on 3 x 3
+// 50.3 (the transposed GEMM) -> 37.9; 32 -> 32 on 4 x 4 7.72 -> 4.73; 8 -> 8 on 16 x 16 5.73
+// -> 8.16, so not those (half of each vector idle).
+inline bool direct_conv_channels_fit(const Conv2dShape& s) {
+  const int64_t groups = s.groups > 0 ? s.groups : 1;
+  const int64_t cin_g = s.c_in / groups, cout_g = s.c_out / groups;
+  if (s.kh * s.kw <= 1 || cin_g <= 1 || s.stride_h != 1 || s.stride_w != 1) return false;
+  if (s.h_out * s.w_out > kDirectConvMaxPositions || cout_g < 16) return false;
+  const int64_t hp = s.h_out + (s.kh - 1) * s.dil_h, wp = s.w_out + (s.kw - 1) * s.dil_w;
+  const int64_t lanes = (cout_g + 15) / 16 * 16;
+  return lanes * 8 <= cout_g * 9 && cin_g * (hp + 1) * (wp + 1) * 4 <= kDirectConvMaxStaged;
+}
+
 // The most values per output (cin_g * kh * kw) the row kernel (conv_rows.h) takes: its B
 // panels of an output row stay in L1, and its gathers pay off where the padded-plane kernel
 // would stage many phase values per multiply-add.

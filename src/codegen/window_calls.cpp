@@ -359,6 +359,8 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
                  : std::vector<std::string>{"ConvKernel::depthwise_planes"})
       : kernels::conv_rows_fit(cs)
           ? std::vector<std::string>{"ConvKernel::rows", planes, std::to_string(w)}
+      : kernels::direct_conv_channels_fit(cs)
+          ? std::vector<std::string>{"ConvKernel::direct_channels", planes}
       : kernels::direct_conv_fits(cs) ? std::vector<std::string>{"ConvKernel::direct", planes}
       : kernels::padded_plane_fits(cs)
           ? std::vector<std::string>{"ConvKernel::padded_plane", planes}

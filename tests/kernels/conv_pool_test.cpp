@@ -108,6 +108,19 @@ template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
     conv2d<ConvKernel::direct>(sy, px, w.acc(), s, epi, ConstantRef{&packs, &w});
     expect_bitwise(sy, dense, what + ": direct kernel, packed, NHWC input, split output");
   }
+  {
+    // Its channel-vector form, the same way.
+    Tensor<T, 4> direct(ys);
+    conv2d<ConvKernel::direct_channels>(direct.acc(), x.acc(), w.acc(), s, epi);
+    expect_bitwise(direct, dense, what + ": direct kernel by channels");
+    ConstantPacks packs;
+    PermutedAccessor<T, 4, true> px(xs, {0, 2, 3, 1});
+    SplitAccessor<T, 4, 4> sy(ys);
+    fill_from(px, x);
+    conv2d<ConvKernel::direct_channels>(sy, px, w.acc(), s, epi, ConstantRef{&packs, &w});
+    expect_bitwise(sy, dense,
+                   what + ": direct kernel by channels, packed, NHWC input, split output");
+  }
   if (padded_plane_fits(s)) {
     Tensor<T, 4> general(ys);
     conv2d<ConvKernel::implicit_gemm>(general.acc(), x.acc(), w.acc(), s, epi);
@@ -183,6 +196,10 @@ std::vector<ConvCase> conv_cases() {
       {2, 12, 8, 8, 20, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1},   // direct, groups, batch, 10 of 16
       {1, 20, 7, 7, 13, 3, 3, 1, 1, 1, 2, 2, 2, 2, 2, 2},   // direct, dilation, one panel
       {1, 9, 9, 11, 24, 2, 3, 1, 1, 1, 1, 1, 0, 1, 1, 0},   // direct, 2x3, uneven pads
+      {1, 16, 16, 16, 32, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1}, // by channels, groups of 16
+      {2, 8, 5, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // by channels, rows of 7, batch 2
+      {1, 12, 3, 3, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // by channels, 3 x 3, 30 of 32 lanes
+      {1, 6, 20, 19, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // by channels, 19 = 16 + 3 a row
   };
 }
 
@@ -238,6 +255,10 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {1, 16, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::direct, 49>(rng,
                                               {1, 20, 7, 7, 13, 3, 3, 1, 1, 1, 2, 2, 2, 2, 2, 2});
+  check_static_choice<ConvKernel::direct_channels, 64>(
+      rng, {2, 12, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::direct_channels, 9>(
+      rng, {1, 24, 3, 3, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::rows, 13 * 25>(
       rng, {1, 3, 26, 50, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::rows, 13 * 25, 50>(

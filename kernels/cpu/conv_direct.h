@@ -99,6 +99,18 @@ const C* stage_direct_planes(const P& p, const Conv2dShape& s, int64_t plane_str
   return staged;
 }
 
+// The weights in panels of MR output channels (gemm_core.h's pack_a_whole): the program's
+// packs of constant weights (`constant_a`), others packed now into this thread's scratch.
+template <typename C, int MR, typename P>
+const C* direct_weights(const P& p, const Conv2dShape& s,
+                        const std::shared_ptr<const C>& constant_a) {
+  if (constant_a) return constant_a.get();
+  const int64_t M = p.cout_g, K = p.cin_g * p.khw;
+  C* buf = scratch<C, 6>(packed_a_size<MR>(s.groups, M, K));
+  pack_a_whole<C, MR>(p, s.groups, M, K, buf);
+  return buf;
+}
+
 // The direct kernel over a convolution problem `p` (conv.h's ConvProblem) and its
 // padded-plane form `Planes` (PaddedPlaneConvProblem, for the stores): MR x NV tiles.
 template <typename C, int MR, int NV, template <typename, typename> class Planes, typename P>
@@ -114,12 +126,7 @@ void conv2d_direct(const P& p, const Conv2dShape& s, const std::shared_ptr<const
   const int64_t plane_stride = (ph.size + W - 1) / W * W;
   const C* staged = stage_direct_planes<C>(p, s, plane_stride, NR);
   const int64_t m_panels = (M + MR - 1) / MR;
-  const C* a = constant_a.get();
-  if (!a) {
-    C* buf = scratch<C, 6>(packed_a_size<MR>(s.groups, M, K));
-    pack_a_whole<C, MR>(p, s.groups, M, K, buf);
-    a = buf;
-  }
+  const C* a = direct_weights<C, MR>(p, s, constant_a);
   const Planes<C, P> stores{p, staged, ph, plane_stride};
   const int64_t blocks = (N + NR - 1) / NR, batch = s.n * s.groups;
   parallel_for(batch * m_panels * blocks, [&](int64_t t) {
@@ -192,12 +199,7 @@ void conv2d_direct_channels(const P_& p, const Conv2dShape& s,
   const int64_t plane_stride = (ph.size + W - 1) / W * W;
   const C* staged = stage_direct_planes<C>(p, s, plane_stride, P);
   const int64_t m_panels = (M + W - 1) / W;
-  const C* a = constant_a.get();
-  if (!a) {
-    C* buf = scratch<C, 6>(packed_a_size<W>(s.groups, M, K));
-    pack_a_whole<C, W>(p, s.groups, M, K, buf);
-    a = buf;
-  }
+  const C* a = direct_weights<C, W>(p, s, constant_a);
   const int64_t segments = (s.w_out + P - 1) / P, batch = s.n * s.groups;
   const int64_t per_panel = s.h_out * segments;
   parallel_for(batch * m_panels * per_panel, [&](int64_t t) {

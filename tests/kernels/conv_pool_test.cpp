@@ -95,32 +95,22 @@ template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
     conv2d(sy, px, pw, s, epi, ConstantRef{&other_packs, &pw});
     expect_bitwise(sy, dense, what + ": packed once, NHWC input, permuted weight, split output");
   }
-  {
-    // The direct kernel of small planes (conv_direct.h) takes any shape: the same bits, with
-    // weights packed on the call and once per program, through accessors that are not dense.
+  // The direct kernel of small planes (conv_direct.h) and its channel-vector form take any
+  // shape: the same bits, with weights packed on the call and once per program, through
+  // accessors that are not dense.
+  auto check_direct = [&]<ConvKernel Kernel>(const std::string& name) {
     Tensor<T, 4> direct(ys);
-    conv2d<ConvKernel::direct>(direct.acc(), x.acc(), w.acc(), s, epi);
-    expect_bitwise(direct, dense, what + ": direct kernel");
+    conv2d<Kernel>(direct.acc(), x.acc(), w.acc(), s, epi);
+    expect_bitwise(direct, dense, what + ": " + name);
     ConstantPacks packs;
     PermutedAccessor<T, 4, true> px(xs, {0, 2, 3, 1});
     SplitAccessor<T, 4, 4> sy(ys);
     fill_from(px, x);
-    conv2d<ConvKernel::direct>(sy, px, w.acc(), s, epi, ConstantRef{&packs, &w});
-    expect_bitwise(sy, dense, what + ": direct kernel, packed, NHWC input, split output");
-  }
-  {
-    // Its channel-vector form, the same way.
-    Tensor<T, 4> direct(ys);
-    conv2d<ConvKernel::direct_channels>(direct.acc(), x.acc(), w.acc(), s, epi);
-    expect_bitwise(direct, dense, what + ": direct kernel by channels");
-    ConstantPacks packs;
-    PermutedAccessor<T, 4, true> px(xs, {0, 2, 3, 1});
-    SplitAccessor<T, 4, 4> sy(ys);
-    fill_from(px, x);
-    conv2d<ConvKernel::direct_channels>(sy, px, w.acc(), s, epi, ConstantRef{&packs, &w});
-    expect_bitwise(sy, dense,
-                   what + ": direct kernel by channels, packed, NHWC input, split output");
-  }
+    conv2d<Kernel>(sy, px, w.acc(), s, epi, ConstantRef{&packs, &w});
+    expect_bitwise(sy, dense, what + ": " + name + ", packed, NHWC input, split output");
+  };
+  check_direct.template operator()<ConvKernel::direct>("direct kernel");
+  check_direct.template operator()<ConvKernel::direct_channels>("direct kernel by channels");
   if (padded_plane_fits(s)) {
     Tensor<T, 4> general(ys);
     conv2d<ConvKernel::implicit_gemm>(general.acc(), x.acc(), w.acc(), s, epi);

@@ -21,7 +21,8 @@
 // Each output is acc = 0; acc = fma(W, In, acc) over k = (ci, r, q) in order, padding
 // positions included as zeros: the chain of every other kernel of conv.h, the same bits.
 // Columns x >= w_out, and past the last output, are computed from whatever the buffer holds
-// there (finite: zeros or other staged values) and never stored.
+// there (zeros, or staged values of the next row or plane) and never stored: no stored output
+// depends on them.
 #pragma once
 
 #include <algorithm>

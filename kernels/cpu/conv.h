@@ -12,14 +12,14 @@
 // padding and split into stride phases, whose rows are the B rows as they lie
 // (PaddedPlaneConvProblem), and on small planes at stride 1 over the same staged planes with
 // its B vectors loaded from them as they lie, no panels packed, or with vectors over output
-// channels where those fill them (conv_direct.h); output planes
-// smaller than a vector run it transposed, and stems
-// (few values per output) and stride-2 convolutions with weights that fit L2 one output row
-// at a time over B copied from the input rows split into phases (conv_rows.h; a max pooling
-// of a stem's output pooled as the rows come, conv_max_pool.h). The direct depthwise kernel (Cin_g
-// == 1) stages each padded input plane in a local buffer, or, for narrow f32 planes, makes each
-// input row's tap vectors by permutes (depthwise_rows.h), or, for small planes, computes a
-// vector of channels at once (depthwise_channels.h). All compute acc = 0; acc = fma(W, In,
+// channels where those fill them (conv_direct.h); output planes smaller than a vector run it
+// transposed, and stems (few values per output) and stride-2 convolutions with weights that
+// fit L2 one output row at a time over B copied from the input rows split into phases
+// (conv_rows.h; a max pooling of a stem's output pooled as the rows come, conv_max_pool.h).
+// The direct depthwise kernel (Cin_g == 1) stages each padded input plane in a local buffer,
+// or, for narrow f32 planes, makes each input row's tap vectors by permutes
+// (depthwise_rows.h), or, for small planes, computes a vector of channels at once
+// (depthwise_channels.h). All compute acc = 0; acc = fma(W, In,
 // acc) over k in order, padding positions included as zeros, so they give the same bits and
 // conv2d() may pick either by shape.
 #pragma once
@@ -649,10 +649,11 @@ enum class ConvKernel {
 };
 
 // The implicit-GEMM convolution (any groups), general, direct or over padded planes
-// (`Kernel`; by_shape: the direct kernel or padded planes where they fit). Constant weights (`wref`
-// given) are packed once per program and reused. `Positions`, when known at compile time, is h_out
-// * w_out; `Width` the input's w: where the row kernel then always runs, the kernels it falls back
-// to are not instantiated (they were half of a row-kernel convolution's compile time).
+// (`Kernel`; by_shape: the direct kernel or padded planes where they fit). Constant weights
+// (`wref` given) are packed once per program and reused. `Positions`, when known at compile
+// time, is h_out * w_out; `Width` the input's w: where the row kernel then always runs, the
+// kernels it falls back to are not instantiated (they were half of a row-kernel
+// convolution's compile time).
 template <int64_t Positions = -1, ConvKernel Kernel = ConvKernel::implicit_gemm, int64_t Width = -1,
           Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,

@@ -34,17 +34,26 @@ inline bool padded_plane_fits(const Conv2dShape& s) {
 inline constexpr int64_t kDirectConvMinPositions = 32, kDirectConvMaxPositions = 1024;
 inline constexpr int64_t kDirectConvMaxStaged = 96 * 1024;
 
-// Does a convolution run on the direct kernel (conv.h, conv_direct.h)? Not depthwise, a
-// filter wider than 1x1 at stride 1, on a small plane (above).
-inline bool direct_conv_fits(const Conv2dShape& s) {
+// What both forms of the direct kernel need: not depthwise, a filter wider than 1x1 at stride
+// 1, at most kDirectConvMaxPositions output positions, and a group's staged input planes (f32,
+// with a row and a column of slack) within kDirectConvMaxStaged bytes.
+inline bool direct_conv_plane_fits(const Conv2dShape& s) {
   const int64_t groups = s.groups > 0 ? s.groups : 1;
-  const int64_t cin_g = s.c_in / groups, positions = s.h_out * s.w_out;
+  const int64_t cin_g = s.c_in / groups;
   if (s.kh * s.kw <= 1 || cin_g <= 1 || s.stride_h != 1 || s.stride_w != 1) return false;
-  if (positions < kDirectConvMinPositions || positions > kDirectConvMaxPositions) return false;
+  if (s.h_out * s.w_out > kDirectConvMaxPositions) return false;
   const int64_t hp = s.h_out + (s.kh - 1) * s.dil_h, wp = s.w_out + (s.kw - 1) * s.dil_w;
+  return cin_g * (hp + 1) * (wp + 1) * 4 <= kDirectConvMaxStaged;
+}
+
+// Does a convolution run on the direct kernel (conv.h, conv_direct.h)? A small plane (above) of
+// at least kDirectConvMinPositions positions, its computed columns at most 7/5 of those stored.
+inline bool direct_conv_fits(const Conv2dShape& s) {
+  const int64_t positions = s.h_out * s.w_out;
+  if (!direct_conv_plane_fits(s) || positions < kDirectConvMinPositions) return false;
+  const int64_t wp = s.w_out + (s.kw - 1) * s.dil_w;
   const int64_t computed = ((s.h_out - 1) * wp + s.w_out + 15) / 16 * 16;
-  const int64_t staged = cin_g * (hp + 1) * (wp + 1) * 4;
-  return computed * 5 <= positions * 7 && staged <= kDirectConvMaxStaged;
+  return computed * 5 <= positions * 7;
 }
 
 // Does a convolution run on the direct kernel's channel-vector form (conv_direct.h)? A filter
@@ -58,13 +67,9 @@ inline bool direct_conv_fits(const Conv2dShape& s) {
 // 50.3 (the transposed GEMM) -> 37.9; 32 -> 32 on 4 x 4 7.72 -> 4.73; 8 -> 8 on 16 x 16 5.73
 // -> 8.16, so not those (half of each vector idle).
 inline bool direct_conv_channels_fit(const Conv2dShape& s) {
-  const int64_t groups = s.groups > 0 ? s.groups : 1;
-  const int64_t cin_g = s.c_in / groups, cout_g = s.c_out / groups;
-  if (s.kh * s.kw <= 1 || cin_g <= 1 || s.stride_h != 1 || s.stride_w != 1) return false;
-  if (s.h_out * s.w_out > kDirectConvMaxPositions || cout_g < 16) return false;
-  const int64_t hp = s.h_out + (s.kh - 1) * s.dil_h, wp = s.w_out + (s.kw - 1) * s.dil_w;
+  const int64_t cout_g = s.c_out / (s.groups > 0 ? s.groups : 1);
   const int64_t lanes = (cout_g + 15) / 16 * 16;
-  return lanes * 8 <= cout_g * 9 && cin_g * (hp + 1) * (wp + 1) * 4 <= kDirectConvMaxStaged;
+  return direct_conv_plane_fits(s) && cout_g >= 16 && lanes * 8 <= cout_g * 9;
 }
 
 // The most values per output (cin_g * kh * kw) the row kernel (conv_rows.h) takes: its B

@@ -510,15 +510,30 @@ void conv2d_direct_planes(const P& p, const Conv2dShape& s, ConstantRef wref) {
       p, s, packed_weights<C, Tile::MR>(p, s, wref));
 }
 
-// The direct kernel's channel-vector form (conv_direct.h), P positions a tile by the output
-// width; constant weights (`wref` given) are packed once per program.
-template <typename C, typename P>
+// The direct kernel's channel-vector form (conv_direct.h) on its tile of output positions
+// (conv_shape.h's channel_form_tile): `Tile`, when the caller knows the output plane at
+// compile time, instantiates that tile alone; otherwise it is chosen here among the common
+// planes' tiles, the others on whole rows of 16, 8 or 4. Constant weights (`wref` given) are
+// packed once per program.
+template <typename C, ChannelTile Tile = ChannelTile{0, 0}, typename P>
 void conv2d_direct_channels_planes(const P& p, const Conv2dShape& s, ConstantRef wref) {
   constexpr int W = Vec<C>::width;
   const auto packed = packed_weights<C, W>(p, s, wref);
-  if (s.w_out > 8) return conv2d_direct_channels<C, 16>(p, s, packed);
-  if (s.w_out > 4) return conv2d_direct_channels<C, 8>(p, s, packed);
-  conv2d_direct_channels<C, 4>(p, s, packed);
+  if constexpr (Tile.x > 0) {
+    conv2d_direct_channels<C, Tile.x, Tile.y>(p, s, packed);
+  } else {
+    const ChannelTile t = channel_form_tile(s.h_out, s.w_out);
+    auto is = [&](int x, int y) { return t.x == x && t.y == y; };
+    if (is(16, 1)) return conv2d_direct_channels<C, 16, 1>(p, s, packed);
+    if (is(14, 1)) return conv2d_direct_channels<C, 14, 1>(p, s, packed);
+    if (is(8, 2)) return conv2d_direct_channels<C, 8, 2>(p, s, packed);
+    if (is(7, 1)) return conv2d_direct_channels<C, 7, 1>(p, s, packed);
+    if (is(4, 4)) return conv2d_direct_channels<C, 4, 4>(p, s, packed);
+    if (is(3, 3)) return conv2d_direct_channels<C, 3, 3>(p, s, packed);
+    if (s.w_out > 8) return conv2d_direct_channels<C, 16, 1>(p, s, packed);
+    if (s.w_out > 4) return conv2d_direct_channels<C, 8, 1>(p, s, packed);
+    conv2d_direct_channels<C, 4, 1>(p, s, packed);
+  }
 }
 
 // The implicit GEMM transposed, C^T = B^T . A^T, for output planes smaller than a vector:
@@ -653,7 +668,8 @@ enum class ConvKernel {
 // (`wref` given) are packed once per program and reused. `Positions`, when known at compile
 // time, is h_out * w_out; `Width` the input's w: where the row kernel then always runs, the
 // kernels it falls back to are not instantiated (they were half of a row-kernel
-// convolution's compile time).
+// convolution's compile time). For direct_channels `Width` is the output's w_out instead: with
+// `Positions` it gives the kernel's tile at compile time.
 template <int64_t Positions = -1, ConvKernel Kernel = ConvKernel::implicit_gemm, int64_t Width = -1,
           Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
@@ -674,7 +690,10 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
     detail::conv2d_direct_planes<C>(p, s, wref);
   } else if constexpr (Kernel == ConvKernel::direct_channels) {
     (void)N;
-    detail::conv2d_direct_channels_planes<C>(p, s, wref);
+    constexpr ChannelTile tile = Positions > 0 && Width > 0
+                                     ? channel_form_tile(Positions / Width, Width)
+                                     : ChannelTile{0, 0};
+    detail::conv2d_direct_channels_planes<C, tile>(p, s, wref);
   } else if constexpr (Kernel == ConvKernel::rows && detail::input_rows_in_memory<C, InA>(Width)) {
     (void)N;
     detail::conv2d_by_rows<C>(p, s, wref);
@@ -822,7 +841,7 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
 
 // conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise (over padded
 // planes where they fit) — chosen here by the shape, or by the caller (`Kernel`, with
-// `Positions` = h_out * w_out and `Width` = w) at compile time.
+// `Positions` = h_out * w_out and `Width` = w, w_out for direct_channels) at compile time.
 template <ConvKernel Kernel = ConvKernel::by_shape, int64_t Positions = -1, int64_t Width = -1,
           Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
 void conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s, const Epi& epi = {},

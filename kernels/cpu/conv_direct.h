@@ -14,9 +14,9 @@
 // the others, so any number of them splits evenly over the threads.
 //
 // Its channel-vector form (conv2d_direct_channels) turns the tile around: a vector of 16 output
-// channels (the weights packed 16 channels a k) by up to 16 positions of one output row, each
-// input value broadcast; it computes no column past a row, for the planes whose rows are far
-// from whole vectors (8 x 8, 7 x 7, 3 x 3).
+// channels (the weights packed 16 channels a k) by up to 16 positions of whole output rows
+// (14 of one row, 8 of two, 3 of three), each input value broadcast; it computes no column past
+// a row, for the planes whose rows are far from whole vectors (14 x 14, 8 x 8, 7 x 7, 3 x 3).
 //
 // Each output is acc = 0; acc = fma(W, In, acc) over k = (ci, r, q) in order, padding
 // positions included as zeros: the chain of every other kernel of conv.h, the same bits.
@@ -155,39 +155,49 @@ void conv2d_direct(const P& p, const Conv2dShape& s, const std::shared_ptr<const
   });
 }
 
-// Tile of the channel-vector form: acc[j] (a vector of W output channels) = sum over k of
-// a[k * W ..] (the channels' weights of k, one vector) * row_k[j] for P consecutive output
-// positions j of one output row, row_k = planes + ci * plane_stride + taps[t]; into tile[j * W].
-template <typename C, int P>
+// Tile of the channel-vector form: acc[r][j] (a vector of W output channels) = sum over k of
+// a[k * W ..] (the channels' weights of k, one vector) * row_k[r * wq + j] for X consecutive
+// output positions j of Y consecutive output rows r, row_k = planes + ci * plane_stride +
+// taps[t]; into tile[(r * X + j) * W].
+template <typename C, int X, int Y>
 inline void direct_channel_tile(const C* __restrict a, const C* planes, int64_t plane_stride,
-                                const int64_t* taps, int64_t khw, int64_t cin, C* __restrict tile) {
+                                int64_t wq, const int64_t* taps, int64_t khw, int64_t cin,
+                                C* __restrict tile) {
   using V = Vec<C>;
   constexpr int W = V::width;
-  V acc[P];
+  V acc[Y][X];
 #pragma GCC unroll 16
-  for (int j = 0; j < P; ++j)
-    acc[j] = V::zero();
+  for (int r = 0; r < Y; ++r)
+#pragma GCC unroll 16
+    for (int j = 0; j < X; ++j)
+      acc[r][j] = V::zero();
   for (int64_t ci = 0; ci < cin; ++ci) {
     const C* plane = planes + ci * plane_stride;
     for (int64_t t = 0; t < khw; ++t, a += W) {
       const C* row = plane + taps[t];
       const V w = V::load(a);
+      // One row pointer stepped by wq: the rows' offsets held apart would take Y registers.
 #pragma GCC unroll 16
-      for (int j = 0; j < P; ++j)
-        acc[j] = fma(w, V::set1(row[j]), acc[j]);
+      for (int r = 0; r < Y; ++r, row += wq)
+#pragma GCC unroll 16
+        for (int j = 0; j < X; ++j)
+          acc[r][j] = fma(w, V::set1(row[j]), acc[r][j]);
     }
   }
 #pragma GCC unroll 16
-  for (int j = 0; j < P; ++j)
-    acc[j].store(tile + j * W);
+  for (int r = 0; r < Y; ++r)
+#pragma GCC unroll 16
+    for (int j = 0; j < X; ++j)
+      acc[r][j].store(tile + (r * X + j) * W);
 }
 
 // The direct kernel in its channel-vector form: a vector of W output channels (the weights
-// packed in panels of W, k-major: one vector a k) by P positions of an output row, the input
-// value of each broadcast. No column is computed past an output row (the positions form, above,
-// computes the padded plane's row pitch), so small planes waste none of the multiply-adds but a
-// row's last partial tile; each output is still acc = fma(W, In, acc) over k in order.
-template <typename C, int P, typename P_>
+// packed in panels of W, k-major: one vector a k) by X positions of each of Y output rows
+// (conv_shape.h's channel_form_tile), the input value of each broadcast. Only a wide row's
+// last segment computes positions past the row (the positions form, above, computes the padded
+// plane's row pitch); each output is still acc = fma(W, In, acc) over k in order. Y divides
+// h_out.
+template <typename C, int X, int Y, typename P_>
 void conv2d_direct_channels(const P_& p, const Conv2dShape& s,
                             const std::shared_ptr<const C>& constant_a) {
   using V = Vec<C>;
@@ -198,28 +208,30 @@ void conv2d_direct_channels(const P_& p, const Conv2dShape& s,
   const double flops = 2.0 * double(s.n * s.c_out) * double(s.h_out * s.w_out) * double(K);
   const SerialScope serial(flops < kDirectConvParallelMinFlops);
   const int64_t plane_stride = (ph.size + W - 1) / W * W;
-  const C* staged = stage_direct_planes<C>(p, s, plane_stride, P);
+  const C* staged = stage_direct_planes<C>(p, s, plane_stride, X);
   const int64_t m_panels = (M + W - 1) / W;
   const C* a = direct_weights<C, W>(p, s, constant_a);
-  const int64_t segments = (s.w_out + P - 1) / P, batch = s.n * s.groups;
-  const int64_t per_panel = s.h_out * segments;
+  const int64_t segments = (s.w_out + X - 1) / X, batch = s.n * s.groups;
+  const int64_t per_panel = s.h_out / Y * segments;
   parallel_for(batch * m_panels * per_panel, [&](int64_t t) {
     const int64_t b = t / (m_panels * per_panel), i = t / per_panel % m_panels;
-    const int64_t y = t % per_panel / segments, x0 = t % segments * P;
-    const int64_t count = std::min<int64_t>(P, s.w_out - x0);
+    const int64_t y0 = t % per_panel / segments * Y, x0 = t % segments * X;
+    const int64_t count = std::min<int64_t>(X, s.w_out - x0);
     const C* panel = a + (b % s.groups * m_panels + i) * K * W;
     const C* planes =
-        staged + (b / s.groups * s.c_in + b % s.groups * p.cin_g) * plane_stride + y * ph.wq + x0;
-    alignas(64) C tile[P * W];
-    direct_channel_tile<C, P>(panel, planes, plane_stride, ph.taps.data(), khw, p.cin_g, tile);
+        staged + (b / s.groups * s.c_in + b % s.groups * p.cin_g) * plane_stride + y0 * ph.wq + x0;
+    alignas(64) C tile[Y * X * W];
+    direct_channel_tile<C, X, Y>(panel, planes, plane_stride, ph.wq, ph.taps.data(), khw, p.cin_g,
+                                 tile);
     const int64_t channels = std::min<int64_t>(W, M - i * W);
     const int64_t nb = b / s.groups, co0 = b % s.groups * M + i * W;
-    C run[P];
-    for (int64_t c = 0; c < channels; ++c) {
-      for (int64_t j = 0; j < count; ++j)
-        run[j] = tile[j * W + c];
-      store_run(p.out, Index<4>{nb, co0 + c, y, x0}, count, run, p.epi);
-    }
+    C run[X];
+    for (int64_t r = 0; r < Y; ++r)
+      for (int64_t c = 0; c < channels; ++c) {
+        for (int64_t j = 0; j < count; ++j)
+          run[j] = tile[(r * X + j) * W + c];
+        store_run(p.out, Index<4>{nb, co0 + c, y0 + r, x0}, count, run, p.epi);
+      }
   });
 }
 

@@ -34,16 +34,20 @@ inline bool padded_plane_fits(const Conv2dShape& s) {
 inline constexpr int64_t kDirectConvMinPositions = 32, kDirectConvMaxPositions = 1024;
 inline constexpr int64_t kDirectConvMaxStaged = 96 * 1024;
 
-// What both forms of the direct kernel need: not depthwise, a filter wider than 1x1 at stride
-// 1, at most kDirectConvMaxPositions output positions, and a group's staged input planes (f32,
-// with a row and a column of slack) within kDirectConvMaxStaged bytes.
-inline bool direct_conv_plane_fits(const Conv2dShape& s) {
+// What both forms of the direct kernel need: not depthwise, a filter wider than 1x1 at a
+// stride of at most `max_stride`, at most kDirectConvMaxPositions output positions, and a
+// group's staged input planes (f32, the window's rows and columns with a stride of slack) within
+// kDirectConvMaxStaged bytes.
+inline bool direct_conv_plane_fits(const Conv2dShape& s, int64_t max_stride = 1) {
   const int64_t groups = s.groups > 0 ? s.groups : 1;
   const int64_t cin_g = s.c_in / groups;
-  if (s.kh * s.kw <= 1 || cin_g <= 1 || s.stride_h != 1 || s.stride_w != 1) return false;
+  if (s.kh * s.kw <= 1 || cin_g <= 1) return false;
+  if (s.stride_h < 1 || s.stride_w < 1 || s.stride_h > max_stride || s.stride_w > max_stride)
+    return false;
   if (s.h_out * s.w_out > kDirectConvMaxPositions) return false;
-  const int64_t hp = s.h_out + (s.kh - 1) * s.dil_h, wp = s.w_out + (s.kw - 1) * s.dil_w;
-  return cin_g * (hp + 1) * (wp + 1) * 4 <= kDirectConvMaxStaged;
+  const int64_t hp = (s.h_out - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
+  const int64_t wp = (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
+  return cin_g * (hp + s.stride_h) * (wp + s.stride_w) * 4 <= kDirectConvMaxStaged;
 }
 
 // Does a convolution run on the direct kernel (conv.h, conv_direct.h)? A small plane (above) of
@@ -56,10 +60,37 @@ inline bool direct_conv_fits(const Conv2dShape& s) {
   return computed * 5 <= positions * 7;
 }
 
+// The tile of output positions of the direct kernel's channel-vector form on an output
+// plane of h_out x w_out: `x` positions of a row (the whole row up to 16, a wider row split
+// into even segments of at most 16) by `y` rows (the largest divisor of h_out with x * y <= 16
+// accumulators), so that no position past a row or a plane is computed but in a wide row's
+// last segment: 14 x 14 -> 14 x 1, 7 x 7 -> 7 x 1, 8 x 8 -> 8 x 2, 3 x 3 -> 3 x 3, 28 x 28 ->
+// 14 x 1.
+struct ChannelTile {
+  int x = 16, y = 1;
+};
+inline constexpr int kChannelTileAccumulators = 16;
+// At a stride of 2 the channel form takes tiles of at least this many positions (on 2 x 2
+// outputs its 4 accumulators wait on the multiply-adds' latency: 128 -> 256 on 4 x 4 in,
+// stride 2, 32.3 us on the transposed GEMM, 60.8 on the channel form).
+inline constexpr int kChannelTileMinStrided = 8;
+constexpr ChannelTile channel_form_tile(int64_t h_out, int64_t w_out) {
+  if (h_out <= 0 || w_out <= 0) return {};
+  const int64_t segments = (w_out + kChannelTileAccumulators - 1) / kChannelTileAccumulators;
+  const int x = int((w_out + segments - 1) / segments);
+  int y = 1;
+  for (int d = 2; d * x <= kChannelTileAccumulators && d <= h_out; ++d)
+    if (h_out % d == 0) y = d;
+  return {x, y};
+}
+
 // Does a convolution run on the direct kernel's channel-vector form (conv_direct.h)? A filter
-// wider than 1x1 at stride 1, not depthwise, on a plane of at most kDirectConvMaxPositions
-// positions whose staged input fits kDirectConvMaxStaged, with output channels that fill
-// their vectors of 16 but for an eighth at most (16, 30, 32, 48, 64, ... a group). It computes
+// wider than 1x1 at stride 1, or 2 where its tile holds kChannelTileMinStrided positions, not
+// depthwise, on a plane of at most kDirectConvMaxPositions positions whose staged input fits
+// kDirectConvMaxStaged, with output channels that fill their vectors of 16 but for an eighth
+// at most (16, 30, 32, 48, 64, ... a group). At stride 2 (one thread, the engine's kernel then
+// the channel form): 128 -> 128 on 8 x 8 in 65.3 -> 59.3 us, 64 -> 64 on 16 x 16 69.1 ->
+// 58.0, 16 -> 32 on 16 x 16 13.3 -> 10.5. It computes
 // no column past an output row, where the positions form computes the padded plane's row
 // pitch: measured on one core of an AVX-512 host, f32, positions form then channel form
 // (bench/kernels_bench BM_ConvSmall): 16 -> 16 3x3 on 16 x 16 16.7 -> 15.0 us, on 8 x 8 5.37
@@ -69,7 +100,9 @@ inline bool direct_conv_fits(const Conv2dShape& s) {
 inline bool direct_conv_channels_fit(const Conv2dShape& s) {
   const int64_t cout_g = s.c_out / (s.groups > 0 ? s.groups : 1);
   const int64_t lanes = (cout_g + 15) / 16 * 16;
-  return direct_conv_plane_fits(s) && cout_g >= 16 && lanes * 8 <= cout_g * 9;
+  if (!direct_conv_plane_fits(s, 2) || cout_g < 16 || lanes * 8 > cout_g * 9) return false;
+  const ChannelTile t = channel_form_tile(s.h_out, s.w_out);
+  return (s.stride_h == 1 && s.stride_w == 1) || t.x * t.y >= kChannelTileMinStrided;
 }
 
 // The most values per output (cin_g * kh * kw) the row kernel (conv_rows.h) takes: its B

@@ -360,7 +360,7 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
       : kernels::conv_rows_fit(cs)
           ? std::vector<std::string>{"ConvKernel::rows", planes, std::to_string(w)}
       : kernels::direct_conv_channels_fit(cs)
-          ? std::vector<std::string>{"ConvKernel::direct_channels", planes}
+          ? std::vector<std::string>{"ConvKernel::direct_channels", planes, std::to_string(wo)}
       : kernels::direct_conv_fits(cs) ? std::vector<std::string>{"ConvKernel::direct", planes}
       : kernels::padded_plane_fits(cs)
           ? std::vector<std::string>{"ConvKernel::padded_plane", planes}

@@ -215,6 +215,30 @@ void check_static_choice(std::mt19937& rng, const ConvCase& cc) {
   }
 }
 
+// The channel form's tile covers whole rows (or even segments of wide ones) and divides the
+// rows of the plane; at stride 2 the form takes planes whose tile holds 8 positions or more.
+TEST(ConvTest, ChannelFormTileFitsThePlane) {
+  auto tile = [](int64_t h, int64_t w) {
+    const ChannelTile t = channel_form_tile(h, w);
+    return std::to_string(t.x) + "x" + std::to_string(t.y);
+  };
+  EXPECT_EQ(tile(14, 14), "14x1");
+  EXPECT_EQ(tile(7, 7), "7x1");
+  EXPECT_EQ(tile(8, 8), "8x2");
+  EXPECT_EQ(tile(4, 4), "4x4");
+  EXPECT_EQ(tile(3, 3), "3x3");
+  EXPECT_EQ(tile(28, 28), "14x1");
+  EXPECT_EQ(tile(29, 29), "15x1");
+  EXPECT_EQ(tile(20, 19), "10x1");
+  EXPECT_TRUE(
+      direct_conv_channels_fit(conv_shape({1, 32, 16, 16, 64, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1})));
+  EXPECT_FALSE(
+      direct_conv_channels_fit(conv_shape({1, 128, 4, 4, 256, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1})));
+  EXPECT_FALSE(
+      direct_conv_channels_fit(conv_shape({1, 32, 16, 16, 64, 3, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1})));
+  EXPECT_FALSE(direct_conv_fits(conv_shape({1, 32, 16, 16, 64, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1})));
+}
+
 TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
   std::mt19937 rng(24);
   check_static_choice<ConvKernel::implicit_gemm, 4>(
@@ -249,6 +273,18 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {2, 12, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::direct_channels, 9>(
       rng, {1, 24, 3, 3, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  // With the output width, the channel form's tile is fixed at compile time: 8 x 2, 3 x 3,
+  // 6 x 2, 5 x 1 and rows of 19 in two segments of 10 (the second computing one past the row).
+  check_static_choice<ConvKernel::direct_channels, 64, 8>(
+      rng, {2, 12, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::direct_channels, 9, 3>(
+      rng, {1, 24, 3, 3, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::direct_channels, 36, 6>(
+      rng, {1, 8, 6, 6, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::direct_channels, 25, 5>(
+      rng, {2, 16, 5, 5, 32, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1});
+  check_static_choice<ConvKernel::direct_channels, 20 * 19, 19>(
+      rng, {1, 6, 20, 19, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::rows, 13 * 25>(
       rng, {1, 3, 26, 50, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::rows, 13 * 25, 50>(

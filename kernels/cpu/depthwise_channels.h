@@ -40,10 +40,12 @@ bool stage_planes_transposed(const InA& in, const Conv2dShape& s, int64_t nb, in
     if (hw > kW || hw <= 0) return false;
     const __mmask16 mask = lane_range(0, hw);
     V v[kW];
+    // Lane l's input channel (co0 + l) / cout_g, stepped: no division a lane.
+    int64_t ci = co0 / cout_g, next = (ci + 1) * cout_g;
     for (int l = 0; l < kW; ++l) {
       v[l] = V::zero();
       if (l >= lanes) continue;
-      const int64_t ci = (co0 + l) / cout_g;
+      if (co0 + l == next) ++ci, next += cout_g;
       const float* p = run_target<float>(in, Index<4>{nb, ci, 0, 0}, s.w);
       for (int64_t y = 1; p && y < s.h; ++y)
         if (run_target<float>(in, Index<4>{nb, ci, y, 0}, s.w) != p + y * s.w) p = nullptr;
@@ -68,24 +70,17 @@ bool stage_planes_transposed(const InA& in, const Conv2dShape& s, int64_t nb, in
 
 // Output channels co of image nb for co in [co0, co0 + lanes), lanes <= the vector width
 // (lanes past `lanes` compute zeros and are not stored); filter(co) gives channel co's taps.
-template <typename OutA, typename InA, typename Epi, typename Filter>
+template <typename OutA, typename InA, typename Epi>
 void depthwise_channel_block(const OutA& out, const InA& in, const Conv2dShape& s, const Epi& epi,
-                             const Filter& filter, int64_t nb, int64_t co0, int lanes) {
+                             const float* taps_t, int64_t nb, int64_t co0, int lanes) {
   using V = Vec<float>;
   constexpr int kW = V::width;
   const int64_t cout_g = s.c_out / s.groups, hp = depthwise_padded_rows(s),
                 wp = depthwise_padded_cols(s), taps = s.kh * s.kw, pixels = s.h_out * s.w_out;
   float* plane = scratch<float, 2>(hp * wp * kW);
-  float* taps_t = scratch<float, 3>(taps * kW);
   float* result = scratch<float, 4>(pixels * kW + s.w_out);
   float* row = scratch<float, 5>(s.w); // an input row not in memory
   std::fill(plane, plane + hp * wp * kW, 0.0f);
-  std::fill(taps_t, taps_t + taps * kW, 0.0f);
-  for (int l = 0; l < lanes; ++l) {
-    const float* wv = filter(co0 + l);
-    for (int64_t k = 0; k < taps; ++k)
-      taps_t[k * kW + l] = float(wv[k]);
-  }
 #if defined(__AVX512F__)
   const bool staged = stage_planes_transposed(in, s, nb, co0, lanes, hp, wp, plane);
 #else
@@ -155,15 +150,31 @@ void depthwise_channel_block(const OutA& out, const InA& in, const Conv2dShape& 
     }
 }
 
-// The kernel over every image and vector of output channels (f32 compute).
-template <typename OutA, typename InA, typename Epi, typename Filter>
-void depthwise_channels(const OutA& out, const InA& in, const Conv2dShape& s, const Epi& epi,
-                        const Filter& filter) {
+// The filters of every vector of output channels transposed as the blocks read them: block b's
+// tap k at dst[(b * taps + k) * width], a lane per channel, zeros past the last channel.
+template <typename Filter>
+void transpose_depthwise_taps(const Conv2dShape& s, const Filter& filter, float* dst) {
   constexpr int64_t kW = Vec<float>::width;
-  const int64_t blocks = (s.c_out + kW - 1) / kW;
+  const int64_t taps = s.kh * s.kw, blocks = (s.c_out + kW - 1) / kW;
+  std::fill(dst, dst + blocks * taps * kW, 0.0f);
+  for (int64_t co = 0; co < s.c_out; ++co) {
+    const float* wv = filter(co);
+    float* block = dst + co / kW * taps * kW + co % kW;
+    for (int64_t k = 0; k < taps; ++k)
+      block[k * kW] = float(wv[k]);
+  }
+}
+
+// The kernel over every image and vector of output channels (f32 compute), the filters as
+// transpose_depthwise_taps lays them out.
+template <typename OutA, typename InA, typename Epi>
+void depthwise_channels(const OutA& out, const InA& in, const Conv2dShape& s, const Epi& epi,
+                        const float* taps_t) {
+  constexpr int64_t kW = Vec<float>::width;
+  const int64_t blocks = (s.c_out + kW - 1) / kW, taps = s.kh * s.kw;
   parallel_for(s.n * blocks, [&](int64_t t) {
-    const int64_t nb = t / blocks, co0 = t % blocks * kW;
-    depthwise_channel_block(out, in, s, epi, filter, nb, co0,
+    const int64_t nb = t / blocks, block = t % blocks, co0 = block * kW;
+    depthwise_channel_block(out, in, s, epi, taps_t + block * taps * kW, nb, co0,
                             int(std::min<int64_t>(kW, s.c_out - co0)));
   });
 }

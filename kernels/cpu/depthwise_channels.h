@@ -76,7 +76,7 @@ void depthwise_channel_block(const OutA& out, const InA& in, const Conv2dShape& 
   using V = Vec<float>;
   constexpr int kW = V::width;
   const int64_t cout_g = s.c_out / s.groups, hp = depthwise_padded_rows(s),
-                wp = depthwise_padded_cols(s), taps = s.kh * s.kw, pixels = s.h_out * s.w_out;
+                wp = depthwise_padded_cols(s), pixels = s.h_out * s.w_out;
   float* plane = scratch<float, 2>(hp * wp * kW);
   float* result = scratch<float, 4>(pixels * kW + s.w_out);
   float* row = scratch<float, 5>(s.w); // an input row not in memory

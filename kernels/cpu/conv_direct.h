@@ -230,7 +230,10 @@ void conv2d_direct_channels(const P_& p, const Conv2dShape& s,
       for (int64_t c = 0; c < channels; ++c) {
         for (int64_t j = 0; j < count; ++j)
           run[j] = tile[(r * X + j) * W + c];
-        store_run(p.out, Index<4>{nb, co0 + c, y0 + r, x0}, count, run, p.epi);
+        if constexpr (std::is_same_v<C, float>)
+          store_run_vectors(p.out, Index<4>{nb, co0 + c, y0 + r, x0}, count, run, p.epi);
+        else
+          store_run(p.out, Index<4>{nb, co0 + c, y0 + r, x0}, count, run, p.epi);
       }
   });
 }

@@ -195,8 +195,9 @@ inline void direct_channel_tile(const C* __restrict a, const C* planes, int64_t 
 // packed in panels of W, k-major: one vector a k) by X positions of each of Y output rows
 // (conv_shape.h's channel_form_tile), the input value of each broadcast. Only a wide row's
 // last segment computes positions past the row (the positions form, above, computes the padded
-// plane's row pitch); each output is still acc = fma(W, In, acc) over k in order. Y divides
-// h_out.
+// plane's row pitch); each output is still acc = fma(W, In, acc) over k in order. Where Y does
+// not divide h_out (a tile fixed at compile time for another plane), the last tile of a column
+// computes rows past the plane from the staged slack and stores only those inside.
 template <typename C, int X, int Y, typename P_>
 void conv2d_direct_channels(const P_& p, const Conv2dShape& s,
                             const std::shared_ptr<const C>& constant_a) {
@@ -208,11 +209,11 @@ void conv2d_direct_channels(const P_& p, const Conv2dShape& s,
   const double flops = 2.0 * double(s.n * s.c_out) * double(s.h_out * s.w_out) * double(K);
   const SerialScope serial(flops < kDirectConvParallelMinFlops);
   const int64_t plane_stride = (ph.size + W - 1) / W * W;
-  const C* staged = stage_direct_planes<C>(p, s, plane_stride, X);
+  const C* staged = stage_direct_planes<C>(p, s, plane_stride, (Y - 1) * ph.wq + X);
   const int64_t m_panels = (M + W - 1) / W;
   const C* a = direct_weights<C, W>(p, s, constant_a);
   const int64_t segments = (s.w_out + X - 1) / X, batch = s.n * s.groups;
-  const int64_t per_panel = s.h_out / Y * segments;
+  const int64_t per_panel = (s.h_out + Y - 1) / Y * segments;
   parallel_for(batch * m_panels * per_panel, [&](int64_t t) {
     const int64_t b = t / (m_panels * per_panel), i = t / per_panel % m_panels;
     const int64_t y0 = t % per_panel / segments * Y, x0 = t % segments * X;
@@ -226,7 +227,8 @@ void conv2d_direct_channels(const P_& p, const Conv2dShape& s,
     const int64_t channels = std::min<int64_t>(W, M - i * W);
     const int64_t nb = b / s.groups, co0 = b % s.groups * M + i * W;
     C run[X];
-    for (int64_t r = 0; r < Y; ++r)
+    const int64_t rows = std::min<int64_t>(Y, s.h_out - y0);
+    for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < channels; ++c) {
         for (int64_t j = 0; j < count; ++j)
           run[j] = tile[(r * X + j) * W + c];

@@ -285,6 +285,10 @@ TEST(ConvTest, KernelChosenAtCompileTimeGivesTheSameBits) {
       rng, {2, 16, 5, 5, 32, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::direct_channels, 20 * 19, 19>(
       rng, {1, 6, 20, 19, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+  // A tile fixed for another plane (a 49-position plane read as rows of 5: 5 x 3 tiles over 7
+  // rows): the last tile of each column computes two rows past the plane and stores one.
+  check_static_choice<ConvKernel::direct_channels, 49, 5>(
+      rng, {1, 16, 7, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::rows, 13 * 25>(
       rng, {1, 3, 26, 50, 16, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1});
   check_static_choice<ConvKernel::rows, 13 * 25, 50>(

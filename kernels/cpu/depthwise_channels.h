@@ -151,12 +151,17 @@ void depthwise_channel_block(const OutA& out, const InA& in, const Conv2dShape& 
 }
 
 // The filters of every vector of output channels transposed as the blocks read them: block b's
-// tap k at dst[(b * taps + k) * width], a lane per channel, zeros past the last channel.
+// tap k at dst[(b * taps + k) * width], a lane per channel, zeros past the last channel
+// (depthwise_taps_size values).
+inline int64_t depthwise_taps_size(const Conv2dShape& s) {
+  constexpr int64_t kW = Vec<float>::width;
+  return (s.c_out + kW - 1) / kW * s.kh * s.kw * kW;
+}
 template <typename Filter>
 void transpose_depthwise_taps(const Conv2dShape& s, const Filter& filter, float* dst) {
   constexpr int64_t kW = Vec<float>::width;
-  const int64_t taps = s.kh * s.kw, blocks = (s.c_out + kW - 1) / kW;
-  std::fill(dst, dst + blocks * taps * kW, 0.0f);
+  const int64_t taps = s.kh * s.kw;
+  std::fill(dst, dst + depthwise_taps_size(s), 0.0f);
   for (int64_t co = 0; co < s.c_out; ++co) {
     const float* wv = filter(co);
     float* block = dst + co / kW * taps * kW + co % kW;

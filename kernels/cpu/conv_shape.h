@@ -84,6 +84,26 @@ constexpr ChannelTile channel_form_tile(int64_t h_out, int64_t w_out) {
   return {x, y};
 }
 
+// The staged geometry of a convolution over a channels-last input (conv_nhwc.h's conv2d_nhwc;
+// its template arguments, from the generated code): the padded input's columns and rows, its row
+// pitch in values (columns * c_in), and the values a tile may read past the last row. conv2d_nhwc
+// stores into an output not held channels-last a channel's row of its tile at a time where those
+// rows have at least this many positions, else a position's channels at a time (1280 channels of 2
+// x 2: 21 us by rows of 2, 14 by positions, one thread).
+inline constexpr int kNhwcMinChannelRow = 8;
+
+struct NhwcStaging {
+  int64_t cols, rows, pitch, slack;
+};
+constexpr NhwcStaging nhwc_staging(const Conv2dShape& s, ChannelTile t) {
+  const int64_t cols = (s.w_out - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1;
+  const int64_t rows = (s.h_out - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1;
+  // A wide row's last segment computes up to t.x - 1 positions past the row; a tile's rows
+  // past the plane (where t.y does not divide h_out) read t.y - 1 rows more.
+  const int64_t slack = ((t.x - 1) * s.stride_w + (t.y - 1) * s.stride_h * cols) * s.c_in + 16;
+  return {cols, rows, cols * s.c_in, slack};
+}
+
 // Does a convolution run on the direct kernel's channel-vector form (conv_direct.h)? A filter
 // wider than 1x1 at stride 1, or 2 where its tile holds kChannelTileMinStrided positions, not
 // depthwise, on a plane of at most kDirectConvMaxPositions positions whose staged input fits

@@ -14,7 +14,7 @@ struct ConvCase {
   int64_t n, c_in, h, w, c_out, kh, kw, groups, sh, sw, dh, dw, pt, pl, pb, pr;
 };
 
-inline Conv2dShape conv_shape(const ConvCase& c) {
+constexpr Conv2dShape conv_shape(const ConvCase& c) {
   const int64_t h_out = (c.h + c.pt + c.pb - ((c.kh - 1) * c.dh + 1)) / c.sh + 1;
   const int64_t w_out = (c.w + c.pl + c.pr - ((c.kw - 1) * c.dw + 1)) / c.sw + 1;
   return {c.n,  c.c_in,   c.h,  c.w,  c.c_out, h_out, w_out, c.kh,

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "codegen/elementwise_expr.h"
+#include "mapping/compose.h"
 #include "mapping/contiguity.h"
 #include "mapping/emit.h"
 #include "mapping/flat_plane.h"
@@ -225,6 +226,39 @@ Mapping AccessorEmitter::storage_mapping(const Value* v) const {
   return identity_mapping(value_base(v));
 }
 
+Mapping AccessorEmitter::channels_last_view(const Value* v) const {
+  VTC_CHECK(v->type.rank() == 4) << "value '" << v->name << "' (" << type_str(v->type)
+                                 << ") is read in channels-last order but is not 4-D";
+  const Base* b = value_base(v);
+  Result<Mapping> m = compose(transpose_read(b, {0, 2, 3, 1}), b, storage_mapping(v));
+  VTC_CHECK(m.ok()) << "value '" << v->name
+                    << "' cannot be read in channels-last order: " << m.reason;
+  return *m;
+}
+
+namespace {
+
+// Terms of an index over [n, c, h, w] moved to the channels-last order [n, h, w, c]: a term
+// of dimension 1 reads dimension 3, 2 reads 1, 3 reads 2.
+IndexTerms channels_last_terms(const IndexTerms& xs) {
+  static constexpr int kMoved[4] = {0, 3, 1, 2};
+  IndexTerms out;
+  for (const IndexTerm& t : xs) {
+    if (t.dims == 0) {
+      out.push_back(t);
+      continue;
+    }
+    int d = 0;
+    while (d < 4 && !t.is_dim(d))
+      ++d;
+    VTC_CHECK(d < 4) << "codegen: index term " << t.text << " cannot be read channels-last";
+    out.push_back(IndexTerm::dim(kMoved[d]));
+  }
+  return out;
+}
+
+} // namespace
+
 std::optional<Mapping> AccessorEmitter::flat_mapping(const Value* v) const {
   return flatten_plane(storage_mapping(v), value_base(v), int64_t(dtype_size(v->type.dtype)));
 }
@@ -233,6 +267,12 @@ IndexTerms AccessorEmitter::plane_operand_index(const Node& node, size_t k, int 
   const Value* in = node.inputs[k];
   const Shape& shape = in->type.shape;
   const size_t r = shape.size();
+  if (channels_last_index && rank == 4) {
+    // A 4-D operand is read through its channels-last view (stored, value), others at their
+    // broadcast index moved to that order.
+    if (r == 4) return broadcast_index({shape[0], shape[2], shape[3], shape[1]}, rank);
+    return channels_last_terms(operand_index(node, k, rank));
+  }
   // Over a flattened plane a value spanning it is read at [.., 0, j]: broadcasting by its
   // shape would read a plane dimension of size 1 (a [h, 1] plane) at 0 instead of j.
   if (flat_plane && !(node.op == "BatchNormalization" && k > 0) && r >= 2 &&
@@ -243,6 +283,8 @@ IndexTerms AccessorEmitter::plane_operand_index(const Node& node, size_t k, int 
 }
 
 Acc AccessorEmitter::stored(const Value* v) {
+  if (channels_last_index && v->type.rank() == 4)
+    return mapped(channels_last_view(v), v->type.dtype);
   if (flat_plane &&
       plane_use(v->type.shape, flat_plane->first, flat_plane->second) == PlaneUse::spans) {
     auto m = flat_mapping(v);

@@ -92,9 +92,16 @@ public:
   // While set to [h, w], the kernel being generated runs over its image planes flattened to
   // one row (mapping/plane): values spanning the plane are read and written as [.., 1, h*w].
   std::optional<std::pair<int64_t, int64_t>> flat_plane;
+  // While set, the kernel being generated runs over its 4-D results in channels-last index
+  // order [n, h, w, c] (a convolution whose input or output lies channels-last): 4-D values
+  // are read and written through their mappings seen in that order, operands of lower rank at
+  // their broadcast index with its dimensions moved the same way.
+  bool channels_last_index = false;
 
   // The mapping of a value as stored: the identity on its buffer, or its virtual mapping.
   Mapping storage_mapping(const Value* v) const;
+  // The mapping of a 4-D value as stored, seen in channels-last index order [n, h, w, c].
+  Mapping channels_last_view(const Value* v) const;
   // Its mapping seen over the flattened plane; nullopt when that is not worth it or possible.
   std::optional<Mapping> flat_mapping(const Value* v) const;
 

@@ -302,6 +302,53 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
   return calls;
 }
 
+// A convolution whose input or output lies channels-last (cpu_layouts.h), on
+// kernels/cpu/conv_nhwc.h: its output, input and epilogue operands read and written in
+// channels-last index order [n, h, w, c] (the bias at i[3]), the weights as they lie; a
+// groups-1 convolution with its tile and staged geometry at compile time, a depthwise one.
+std::vector<KernelCall> channels_last_conv(KernelContext& c, const Node& n) {
+  AccessorEmitter& g = c.g;
+  const std::optional<kernels::Conv2dShape> shape = conv2d_shape(n);
+  VTC_CHECK(shape) << n.describe() << ": not a 2-D convolution";
+  const kernels::Conv2dShape& cs = *shape;
+  const Value* w = n.inputs[1];
+  const bool depthwise = cs.groups > 1;
+  const bool in_channels_last = g.channels_last(n.inputs[0]) || depthwise;
+  // An output not held channels-last is stored a channel's row of the tile at a time where
+  // those rows are long enough for runs, else a position's channels at a time.
+  const kernels::ChannelTile tile = kernels::channel_form_tile(cs.h_out, cs.w_out);
+  const bool out_channels_last =
+      g.channels_last(c.kernel.outputs[0]) || depthwise || tile.x < kernels::kNhwcMinChannelRow;
+  Acc out, x;
+  {
+    g.channels_last_index = out_channels_last;
+    PostOp post;
+    if (n.input(2)) {
+      post.operands.push_back({g.value(n.inputs[2]), {IndexTerm::dim(out_channels_last ? 3 : 1)}});
+      post.expr = [](const std::vector<std::string>& b) { return "(v + " + b[0] + ")"; };
+    }
+    out = c.output(post);
+    g.channels_last_index = in_channels_last;
+    if (in_channels_last) x = g.value(n.inputs[0]);
+    g.channels_last_index = false;
+  }
+  // An input not held channels-last is read in its own order, its channels' rows as runs.
+  if (!in_channels_last)
+    x = g.physical(n.inputs[0]) ? g.dense(n.inputs[0], {cs.n, cs.c_in, cs.h, cs.w})
+                                : g.value(n.inputs[0]);
+  const Acc weights =
+      g.physical(w) ? g.dense(w, {cs.c_out, cs.c_in / cs.groups, cs.kh, cs.kw}) : g.value(w);
+  std::vector<std::string> args{out.init,       x.init,           weights.init, conv_shape_text(cs),
+                                "NoEpilogue{}", g.constant_ref(w)};
+  if (depthwise) return {{"depthwise_nhwc", {}, args}};
+  const kernels::NhwcStaging staged = kernels::nhwc_staging(cs, tile);
+  return {{"conv2d_nhwc",
+           {std::to_string(tile.x), std::to_string(tile.y), std::to_string(cs.c_in),
+            std::to_string(staged.pitch), std::to_string(cs.stride_h), std::to_string(cs.stride_w),
+            in_channels_last ? "true" : "false", out_channels_last ? "true" : "false"},
+           args}};
+}
+
 std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   AccessorEmitter& g = c.g;
   const Shape sx = plane_shape(n.inputs[0]->type.shape);
@@ -310,6 +357,11 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   auto st = plane_attr(n, "strides", 1), dil = plane_attr(n, "dilations", 1);
   auto pads = window_pads(n, sx, so, {sw[2], sw[3]}, st, dil);
   const Node* pool = max_pool_tail(c.kernel);
+  const bool cuda = g.dialect().library() == KernelLibrary::cuda;
+  // On cpu, where its input or output lies channels-last (cpu_layouts.h), its channels-last
+  // form.
+  if (!cuda && (g.channels_last(n.inputs[0]) || g.channels_last(c.kernel.outputs[0])))
+    return channels_last_conv(c, n);
   // A pointwise convolution runs over its planes flattened to one row when it can.
   const bool pointwise = sw[2] == 1 && sw[3] == 1 && st == std::vector<int64_t>{1, 1} &&
                          pads == std::array<int64_t, 4>{0, 0, 0, 0};
@@ -344,7 +396,6 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   if (library_conv_impl(c.kernel.impl)) return library_conv_calls(c, out, cs);
   // On cpu, dense operands as the library's DenseAccessor: the convolution's loaders are then
   // compiled once for all such convolutions of a part (conv.h's ConvInput and ConvWeights).
-  const bool cuda = g.dialect().library() == KernelLibrary::cuda;
   auto operand = [&](const Value* v, const Shape& as) {
     return !cuda && g.physical(v) ? g.dense(v, as) : plane_view(g, g.value(v));
   };

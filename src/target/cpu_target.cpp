@@ -12,6 +12,7 @@
 #include "mapping/contiguity.h"
 #include "target/cpu_conv_pool_rule.h"
 #include "target/cpu_kernel_choice.h"
+#include "target/cpu_layouts.h"
 #include "target/cpu_task_pool.h"
 #include "target/cpu_unit_compiler.h"
 #include "vtc/error.h"
@@ -91,6 +92,10 @@ bool CpuTarget::generates_copy(const Node& n) const {
 
 int64_t CpuTarget::transaction_bytes() const {
   return kCpuCacheLineBytes;
+}
+
+void CpuTarget::choose_layouts(Program& p) const {
+  choose_cpu_channels_last(p);
 }
 
 jit::CompileOptions CpuTarget::compile_options(const Options& o) const {

@@ -19,6 +19,7 @@ public:
   bool generates_kernel(const Kernel& k) const override;
   bool generates_copy(const Node& n) const override;
   int64_t transaction_bytes() const override;
+  void choose_layouts(Program& p) const override;
   const Dialect& dialect() const override { return dialect_; }
   jit::CompileOptions compile_options(const Options& options) const override;
   std::unique_ptr<LoadedUnit> load(const TranslationUnit& unit,

@@ -1,0 +1,26 @@
+// Which tensors the cpu target holds channels-last. Between two convolutions of a CNN a
+// tensor in NCHW makes the first store each register of 16 output channels element by element
+// (16 planes apart) and the second stage its input planes with their padding; held as
+// [n, h, w, c] (kernels/cpu/conv_nhwc.h), a position's 16 channels are one vector store
+// through the epilogue and one contiguous copy into the next convolution's staging. A tensor
+// that only convolutions with channels-last kernels touch (one writes it through its
+// epilogue; the others read it as their input or in their epilogue) lies so. Every kernel's
+// arithmetic is the same chain as in NCHW, so every strategy's bits stay the same; only where
+// the elements lie changes.
+#pragma once
+
+#include "lower/program.h"
+
+namespace vtc {
+
+// Whether conv kernel k has a channels-last form on cpu (conv2d_nhwc, depthwise_nhwc): a 2-D
+// f32 convolution, groups 1 or depthwise (one output channel an input channel), no max
+// pooling fused at its end.
+bool cpu_conv_takes_channels_last(const Kernel& k);
+
+// Marks in p.storage.channels_last every physical intermediate 4-D tensor written by exactly
+// one such convolution and read by such convolutions only, as their input or in their
+// epilogue, no mapping reading it. $VTC_CPU_HOLD_CHANNELS_LAST "0" holds none (to compare).
+void choose_cpu_channels_last(Program& p);
+
+} // namespace vtc

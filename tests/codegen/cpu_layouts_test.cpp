@@ -1,0 +1,100 @@
+// Tensors the cpu target holds channels-last (target/cpu_layouts.h): between convolutions on
+// planes of at most 16 positions, a tensor written by one and read only by others (as their
+// input or in their epilogue) lies [n, h, w, c] under every strategy, and those convolutions
+// run on the channels-last kernels (kernels/cpu/conv_nhwc.h); a tensor another kind of kernel
+// reads, or a larger plane, stays NCHW.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "codegen/translation_unit.h"
+#include "frontend/onnx_import.h"
+#include "model_builder.h"
+#include "passes/canonicalize.h"
+#include "runtime/lowering.h"
+#include "target/cpu_target.h"
+
+namespace vtc {
+namespace {
+
+Tensor ramp(const Shape& shape, float step) {
+  Tensor t(DType::f32, shape);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.set_f64(i, double(i % 13 - 6) * step);
+  return t;
+}
+
+// x [1, 8, side, side] -> Conv -> c0 -> Conv (bias) -> Relu = a -> depthwise Conv -> y; with
+// `second_reader`, also Abs(a) -> z.
+testing::ModelBuilder conv_chain(int64_t side, bool second_reader) {
+  testing::ModelBuilder b;
+  b.input("x", DType::f32, {1, 8, side, side});
+  b.initializer("w0", ramp({16, 8, 3, 3}, 0.01f));
+  b.initializer("w1", ramp({16, 16, 3, 3}, 0.005f));
+  b.initializer("b1", ramp({16}, 0.1f));
+  b.initializer("w2", ramp({16, 1, 3, 3}, 0.02f));
+  auto conv = [&](std::vector<std::string> in, const char* out, const char* name, int64_t group) {
+    onnx::NodeProto& n = b.node("Conv", in, {out}, name);
+    testing::ModelBuilder::set_ints(n, "pads", {1, 1, 1, 1});
+    if (group > 1) testing::ModelBuilder::set_int(n, "group", group);
+  };
+  conv({"x", "w0"}, "c0", "conv0", 1);
+  conv({"c0", "w1", "b1"}, "c1", "conv1", 1);
+  b.node("Relu", {"c1"}, {"a"}, "relu");
+  conv({"a", "w2"}, "y", "conv2", 16);
+  b.output("y");
+  if (second_reader) {
+    b.node("Abs", {"a"}, {"z"}, "abs");
+    b.output("z");
+  }
+  return b;
+}
+
+struct Lowered {
+  std::unique_ptr<Graph> graph;
+  Program program;
+};
+
+Lowered lowered(const std::string& bytes, StrategyKind strategy) {
+  auto g = std::make_unique<Graph>(import_onnx_bytes(bytes, ".", "conv_chain.onnx"));
+  canonicalize(*g);
+  Options o;
+  o.target = TargetKind::cpu;
+  o.strategy = strategy;
+  o.profile = false;
+  Program p = lower_for_target(*g, o);
+  return {std::move(g), std::move(p)};
+}
+
+std::set<std::string> held(const Program& p) {
+  std::set<std::string> names;
+  for (const Value* v : p.storage.channels_last)
+    names.insert(v->name);
+  return names;
+}
+
+TEST(CpuLayouts, TensorsBetweenSmallPlaneConvolutionsLieChannelsLast) {
+  if (std::getenv("VTC_CPU_HOLD_CHANNELS_LAST") || std::getenv("VTC_CPU_CHANNELS_LAST_PLANE"))
+    GTEST_SKIP() << "a channels-last variable is set";
+  for (StrategyKind s : {StrategyKind::none, StrategyKind::greedy}) {
+    const Lowered l = lowered(conv_chain(4, false).bytes(), s);
+    EXPECT_EQ(held(l.program), (std::set<std::string>{"c0", "a"})) << strategy_kind_name(s);
+    const std::string source =
+        generate_translation_unit(l.program, CpuTarget().dialect()).source;
+    // conv0 reads the caller's NCHW input and writes c0 channels-last.
+    EXPECT_NE(source.find("conv2d_nhwc<4, 4, 8, 48, 1, 1, false, true>"), std::string::npos);
+    EXPECT_NE(source.find("conv2d_nhwc<4, 4, 16, 96, 1, 1, true, true>"), std::string::npos);
+    EXPECT_NE(source.find("depthwise_nhwc"), std::string::npos);
+  }
+  // `a` read by an elementwise kernel too: it stays NCHW (c0 is still held).
+  EXPECT_EQ(held(lowered(conv_chain(4, true).bytes(), StrategyKind::greedy).program),
+            std::set<std::string>{"c0"});
+  // Planes of 8 x 8: none.
+  EXPECT_TRUE(held(lowered(conv_chain(8, false).bytes(), StrategyKind::greedy).program).empty());
+}
+
+} // namespace
+} // namespace vtc

@@ -845,17 +845,8 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
   if constexpr (!rows_only) {
     if constexpr (std::is_same_v<C, float>) {
       if (depthwise_channels_fit(s)) {
-        // The filters transposed for the channel blocks: once per program when constant.
-        const int64_t count = detail::depthwise_taps_size(s);
-        auto transpose = [&](float* dst) { detail::transpose_depthwise_taps(s, filter, dst); };
-        std::shared_ptr<const float> constant;
-        if (wref.packs) constant = wref.packs->get<float>(wref.key, -2, count, transpose);
-        const float* taps_t = constant.get();
-        if (!taps_t) {
-          float* buf = scratch<float, 19>(count);
-          transpose(buf);
-          taps_t = buf;
-        }
+        std::shared_ptr<const float> keep;
+        const float* taps_t = detail::depthwise_block_taps(s, filter, wref, keep);
         return detail::depthwise_channels(out, in, s, epi, taps_t);
       }
     }

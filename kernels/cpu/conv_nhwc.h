@@ -298,16 +298,8 @@ void depthwise_nhwc(const OutA& out, const InA& in, const WA& w, const Conv2dSha
       load_run(w, Index<4>{co, 0, r, 0}, s.kw, row + r * s.kw);
     return row;
   };
-  const int64_t count = detail::depthwise_taps_size(s);
-  auto transpose = [&](float* dst) { detail::transpose_depthwise_taps(s, filter, dst); };
-  std::shared_ptr<const float> constant;
-  if (wref.packs) constant = wref.packs->get<float>(wref.key, -2, count, transpose);
-  const float* taps_t = constant.get();
-  if (!taps_t) {
-    float* buf = scratch<float, 19>(count);
-    transpose(buf);
-    taps_t = buf;
-  }
+  std::shared_ptr<const float> keep;
+  const float* taps_t = detail::depthwise_block_taps(s, filter, wref, keep);
   const int64_t per_row = depthwise_padded_cols(s) * s.stride_h;
   const int64_t band = std::clamp<int64_t>(kDepthwiseNhwcBandValues / per_row, 1, s.h_out);
   const int64_t blocks = (s.c_out + kW - 1) / kW, bands = (s.h_out + band - 1) / band;

@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
+#include "constant_packs.h"
 #include "conv_shape.h"
 #include "parallel.h"
 #include "simd.h"
@@ -168,6 +170,21 @@ void transpose_depthwise_taps(const Conv2dShape& s, const Filter& filter, float*
     for (int64_t k = 0; k < taps; ++k)
       block[k * kW] = float(wv[k]);
   }
+}
+
+// The filters transposed for the channel blocks (transpose_depthwise_taps): from the
+// program's packs when constant (`wref` given; once per program, held by `keep`), else into
+// this thread's scratch.
+template <typename Filter>
+const float* depthwise_block_taps(const Conv2dShape& s, const Filter& filter, ConstantRef wref,
+                                  std::shared_ptr<const float>& keep) {
+  const int64_t count = depthwise_taps_size(s);
+  auto transpose = [&](float* dst) { transpose_depthwise_taps(s, filter, dst); };
+  if (wref.packs) keep = wref.packs->get<float>(wref.key, -2, count, transpose);
+  if (keep) return keep.get();
+  float* buf = scratch<float, 19>(count);
+  transpose(buf);
+  return buf;
 }
 
 // The kernel over every image and vector of output channels (f32 compute), the filters as

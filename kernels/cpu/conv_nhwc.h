@@ -250,15 +250,14 @@ void depthwise_nhwc_band(const OutA& out, const InA& in, const Conv2dShape& s, c
     const int64_t y = y0 * s.stride_h - s.pad_top + j;
     if (y < 0 || y >= s.h) continue;
     float* dst = band + (j * wp + s.pad_left) * kW;
-    if (const float* src = nhwc_row_in_memory(in, nb, y, s.w, s.c_in)) {
-      (void)src;
 #if defined(__AVX512F__)
+    if (const float* src = nhwc_row_in_memory(in, nb, y, s.w, s.c_in)) {
       const __mmask16 mask = lane_range(0, lanes);
       for (int64_t x = x_lo; x < x_hi; ++x)
         _mm512_store_ps(dst + x * kW, _mm512_maskz_loadu_ps(mask, src + x * s.c_in + co0));
       continue;
-#endif
     }
+#endif
     for (int64_t x = x_lo; x < x_hi; ++x)
       load_run(in, Index<4>{nb, y, x, co0}, lanes, dst + x * kW);
   }

@@ -84,14 +84,15 @@ constexpr ChannelTile channel_form_tile(int64_t h_out, int64_t w_out) {
   return {x, y};
 }
 
-// The staged geometry of a convolution over a channels-last input (conv_nhwc.h's conv2d_nhwc;
-// its template arguments, from the generated code): the padded input's columns and rows, its row
-// pitch in values (columns * c_in), and the values a tile may read past the last row. conv2d_nhwc
-// stores into an output not held channels-last a channel's row of its tile at a time where those
-// rows have at least this many positions, else a position's channels at a time (1280 channels of 2
-// x 2: 21 us by rows of 2, 14 by positions, one thread).
+// conv2d_nhwc (conv_nhwc.h) stores into an output not held channels-last a channel's row of
+// its tile at a time where those rows have at least this many positions, else a position's
+// channels at a time (1280 channels of 2 x 2: 21 us by rows of 2, 14 by positions, one
+// thread).
 inline constexpr int kNhwcMinChannelRow = 8;
 
+// The staged geometry of a convolution over a channels-last input (conv2d_nhwc's template
+// arguments, from the generated code): the padded input's columns and rows, its row pitch in
+// values (columns * c_in), and the values a tile may read past the last row.
 struct NhwcStaging {
   int64_t cols, rows, pitch, slack;
 };

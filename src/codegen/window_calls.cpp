@@ -312,6 +312,8 @@ std::vector<KernelCall> channels_last_conv(KernelContext& c, const Node& n) {
   VTC_CHECK(shape) << n.describe() << ": not a 2-D convolution";
   const kernels::Conv2dShape& cs = *shape;
   const Value* w = n.inputs[1];
+  // depthwise_nhwc reads and writes channels-last index order only (a tensor not held so
+  // through its channels-last view); conv2d_nhwc takes either order for each.
   const bool depthwise = cs.groups > 1;
   const bool in_channels_last = g.channels_last(n.inputs[0]) || depthwise;
   // An output not held channels-last is stored a channel's row of the tile at a time where
@@ -332,7 +334,7 @@ std::vector<KernelCall> channels_last_conv(KernelContext& c, const Node& n) {
     if (in_channels_last) x = g.value(n.inputs[0]);
     g.channels_last_index = false;
   }
-  // An input not held channels-last is read in its own order, its channels' rows as runs.
+  // conv2d_nhwc's input not held channels-last is read in its own order, channel rows as runs.
   if (!in_channels_last)
     x = g.physical(n.inputs[0]) ? g.dense(n.inputs[0], {cs.n, cs.c_in, cs.h, cs.w})
                                 : g.value(n.inputs[0]);

@@ -11,14 +11,15 @@
 #include <string>
 
 #include "codegen/translation_unit.h"
-#include "frontend/onnx_import.h"
+#include "layout_test_util.h"
 #include "model_builder.h"
-#include "passes/canonicalize.h"
-#include "runtime/lowering.h"
 #include "target/cpu_target.h"
 
 namespace vtc {
 namespace {
+
+using testing::held;
+using testing::Lowered;
 
 Tensor ramp(const Shape& shape, float step) {
   Tensor t(DType::f32, shape);
@@ -53,27 +54,8 @@ testing::ModelBuilder conv_chain(int64_t side, bool second_reader) {
   return b;
 }
 
-struct Lowered {
-  std::unique_ptr<Graph> graph;
-  Program program;
-};
-
 Lowered lowered(const std::string& bytes, StrategyKind strategy) {
-  auto g = std::make_unique<Graph>(import_onnx_bytes(bytes, ".", "conv_chain.onnx"));
-  canonicalize(*g);
-  Options o;
-  o.target = TargetKind::cpu;
-  o.strategy = strategy;
-  o.profile = false;
-  Program p = lower_for_target(*g, o);
-  return {std::move(g), std::move(p)};
-}
-
-std::set<std::string> held(const Program& p) {
-  std::set<std::string> names;
-  for (const Value* v : p.storage.channels_last)
-    names.insert(v->name);
-  return names;
+  return testing::lowered(bytes, TargetKind::cpu, strategy);
 }
 
 TEST(CpuLayouts, TensorsBetweenSmallPlaneConvolutionsLieChannelsLast) {
@@ -82,8 +64,7 @@ TEST(CpuLayouts, TensorsBetweenSmallPlaneConvolutionsLieChannelsLast) {
   for (StrategyKind s : {StrategyKind::none, StrategyKind::greedy}) {
     const Lowered l = lowered(conv_chain(4, false).bytes(), s);
     EXPECT_EQ(held(l.program), (std::set<std::string>{"c0", "a"})) << strategy_kind_name(s);
-    const std::string source =
-        generate_translation_unit(l.program, CpuTarget().dialect()).source;
+    const std::string source = generate_translation_unit(l.program, CpuTarget().dialect()).source;
     // conv0 reads the caller's NCHW input and writes c0 channels-last.
     EXPECT_NE(source.find("conv2d_nhwc<4, 4, 8, 48, 1, 1, false, true>"), std::string::npos);
     EXPECT_NE(source.find("conv2d_nhwc<4, 4, 16, 96, 1, 1, true, true>"), std::string::npos);

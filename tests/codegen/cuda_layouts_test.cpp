@@ -14,36 +14,17 @@
 #include "codegen/translation_unit.h"
 #include "conv_chain_model.h"
 #include "device/cudnn_conv.h"
-#include "frontend/onnx_import.h"
-#include "passes/canonicalize.h"
-#include "runtime/lowering.h"
+#include "layout_test_util.h"
 #include "target/cuda_target.h"
 
 namespace vtc {
 namespace {
 
-// The program and the graph its values live in.
-struct Lowered {
-  std::unique_ptr<Graph> graph;
-  Program program;
-};
+using testing::held;
+using testing::Lowered;
 
 Lowered lowered(const std::string& bytes, StrategyKind strategy) {
-  auto g = std::make_unique<Graph>(import_onnx_bytes(bytes, ".", "conv_chain.onnx"));
-  canonicalize(*g);
-  Options o;
-  o.target = TargetKind::cuda;
-  o.strategy = strategy;
-  o.profile = false;
-  Program p = lower_for_target(*g, o);
-  return {std::move(g), std::move(p)};
-}
-
-std::set<std::string> held(const Program& p) {
-  std::set<std::string> names;
-  for (const Value* v : p.storage.channels_last)
-    names.insert(v->name);
-  return names;
+  return testing::lowered(bytes, TargetKind::cuda, strategy);
 }
 
 TEST(CudaLayouts, TensorsBetweenChannelsLastConvolutionsLieChannelsLast) {

@@ -99,8 +99,26 @@ void stage_nhwc_image(const InA& in, const Conv2dShape& s, const NhwcStaging& g,
   std::fill(staged + g.rows * g.pitch, staged + g.rows * g.pitch + g.slack, C(0));
 }
 
-// The same staging from an input indexed [n, c, h, w] (a tensor not held channels-last): each
-// channel's rows read as runs, scattered a channel apart.
+// Where input row y of image nb (indexed [n, c, h, w]) lies in memory as f32 with its
+// channels a constant stride apart, each channel's row contiguous: channel 0's row, and the
+// stride in `channel_stride`; else null.
+template <typename InA>
+const float* nchw_rows_in_memory(const InA& in, const Conv2dShape& s, int64_t nb, int64_t y,
+                                 int64_t& channel_stride) {
+  if constexpr (InA::has_ptr && std::is_same_v<typename InA::value_type, float>) {
+    if (!run_contiguous<InA>(0, s.w)) return nullptr;
+    const float* p = in.ptr(Index<4>{nb, 0, y, 0});
+    channel_stride = s.c_in > 1 ? in.ptr(Index<4>{nb, 1, y, 0}) - p : 0;
+    for (int64_t c = 2; c < s.c_in; ++c)
+      if (in.ptr(Index<4>{nb, c, y, 0}) != p + c * channel_stride) return nullptr;
+    return p;
+  }
+  return nullptr;
+}
+
+// The same staging from an input indexed [n, c, h, w] (a tensor not held channels-last): a
+// position's channels gathered a plane apart where the rows lie in memory so, else each
+// channel's row read as a run and scattered.
 template <typename C, typename InA>
 void stage_nchw_image(const InA& in, const Conv2dShape& s, const NhwcStaging& g, int64_t nb,
                       C* staged) {
@@ -111,8 +129,17 @@ void stage_nchw_image(const InA& in, const Conv2dShape& s, const NhwcStaging& g,
   parallel_for(g.rows, [&](int64_t j) {
     const int64_t y = j - s.pad_top;
     if (y < 0 || y >= s.h) return;
-    C* run = scratch<C, 24>(x_hi - x_lo);
     C* row = staged + j * g.pitch + (x_lo + s.pad_left) * s.c_in;
+    int64_t stride = 0;
+    if (const float* src = nchw_rows_in_memory(in, s, nb, y, stride)) {
+      for (int64_t x = x_lo; x < x_hi; ++x) {
+        C* dst = row + (x - x_lo) * s.c_in;
+        for (int64_t c = 0; c < s.c_in; ++c)
+          dst[c] = src[c * stride + x];
+      }
+      return;
+    }
+    C* run = scratch<C, 24>(x_hi - x_lo);
     for (int64_t c = 0; c < s.c_in; ++c) {
       load_run(in, Index<4>{nb, c, y, x_lo}, x_hi - x_lo, run);
       for (int64_t x = 0; x < x_hi - x_lo; ++x)
@@ -121,35 +148,53 @@ void stage_nchw_image(const InA& in, const Conv2dShape& s, const NhwcStaging& g,
   });
 }
 
-// Tile of the channels-last form: acc[r][j] (a vector of W output channels) = sum over k =
-// (ci, t) of a[k * W ..] * in[r * Sh * Pitch + j * Sw * Cin + taps[t] + ci], into tile[(r * X
-// + j) * W].
-template <typename C, int X, int Y, int64_t Cin, int64_t Pitch, int64_t Sh, int64_t Sw>
-inline void nhwc_channel_tile(const C* __restrict a, const C* in, const int64_t* taps, int64_t khw,
-                              C* __restrict tile) {
+// Tile of the channels-last form: acc[v][r][j] (vector v of W output channels, panel v of
+// `a`, `panel` values apart) = sum over k = (ci, t) of a[v * panel + k * W ..] * in[r * Sh *
+// Pitch + j * Sw * Cin + taps[t] + ci], into tile[((v * Y + r) * X + j) * W]. Each broadcast
+// input value feeds NV vectors of channels.
+template <typename C, int X, int Y, int NV, int64_t Cin, int64_t Pitch, int64_t Sh, int64_t Sw>
+inline void nhwc_channel_tile(const C* __restrict a, int64_t panel, const C* in,
+                              const int64_t* taps, int64_t khw, C* __restrict tile) {
   using V = Vec<C>;
   constexpr int W = V::width;
-  V acc[Y][X];
+  V acc[NV][Y][X];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v)
 #pragma GCC unroll 16
-  for (int r = 0; r < Y; ++r)
+    for (int r = 0; r < Y; ++r)
 #pragma GCC unroll 16
-    for (int j = 0; j < X; ++j)
-      acc[r][j] = V::zero();
-  for (int64_t ci = 0; ci < Cin; ++ci, ++in)
-    for (int64_t t = 0; t < khw; ++t, a += W) {
-      const C* at = in + taps[t];
-      const V w = V::load(a);
+      for (int j = 0; j < X; ++j)
+        acc[v][r][j] = V::zero();
+  auto step = [&](const C* at, const C* k_weights) __attribute__((always_inline)) {
+    V w[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      w[v] = V::load(k_weights + v * panel);
 #pragma GCC unroll 16
-      for (int r = 0; r < Y; ++r)
+    for (int r = 0; r < Y; ++r)
 #pragma GCC unroll 16
-        for (int j = 0; j < X; ++j)
-          acc[r][j] = fma(w, V::set1(at[r * Sh * Pitch + j * Sw * Cin]), acc[r][j]);
-    }
+      for (int j = 0; j < X; ++j) {
+        const V x = V::set1(at[r * Sh * Pitch + j * Sw * Cin]);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+          acc[v][r][j] = fma(w[v], x, acc[v][r][j]);
+      }
+  };
+  if (khw == 1) { // a 1x1 filter: one tap a channel, no tap loop
+    for (int64_t ci = 0; ci < Cin; ++ci, a += W)
+      step(in + taps[0] + ci, a);
+  } else {
+    for (int64_t ci = 0; ci < Cin; ++ci, ++in)
+      for (int64_t t = 0; t < khw; ++t, a += W)
+        step(in + taps[t], a);
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v)
 #pragma GCC unroll 16
-  for (int r = 0; r < Y; ++r)
+    for (int r = 0; r < Y; ++r)
 #pragma GCC unroll 16
-    for (int j = 0; j < X; ++j)
-      acc[r][j].store(tile + (r * X + j) * W);
+      for (int j = 0; j < X; ++j)
+        acc[v][r][j].store(tile + ((v * Y + r) * X + j) * W);
 }
 
 // The weights of a convolution in panels of W output channels, k-major (conv.h's
@@ -160,18 +205,19 @@ template <typename C, typename WA> struct NhwcWeights : ConvWeights<C, WA> { int
 
 // The convolution of a channels-last input into a channels-last output (groups == 1), on
 // tiles of X positions of Y output rows (conv_shape.h's channel_form_tile of the output
-// plane) and the staged geometry `Cin`, `Pitch` (nhwc_staging), strides `Sh`, `Sw`, all from
-// the generated code. `out` is indexed [n, y, x, c] where `OutChannelsLast`, else [n, c, y, x]
-// (a tensor not held channels-last: each tile row stored a channel at a time); `in` likewise
-// by `InChannelsLast`; `w` [c_out, c_in, kh, kw].
-template <int X, int Y, int64_t Cin, int64_t Pitch, int64_t Sh, int64_t Sw, bool InChannelsLast,
-          bool OutChannelsLast, Accessor OutA, Accessor InA, Accessor WA, typename Epi = NoEpilogue>
+// plane) by NV vectors of output channels (nhwc_channel_vectors) and the staged geometry `Cin`,
+// `Pitch` (nhwc_staging), strides `Sh`, `Sw`, all from the generated code. `out` is indexed [n, y,
+// x, c] where `OutChannelsLast`, else [n, c, y, x] (a tensor not held channels-last: each tile row
+// stored a channel at a time); `in` likewise by `InChannelsLast`; `w` [c_out, c_in, kh, kw].
+template <int X, int Y, int NV, int64_t Cin, int64_t Pitch, int64_t Sh, int64_t Sw,
+          bool InChannelsLast, bool OutChannelsLast, Accessor OutA, Accessor InA, Accessor WA,
+          typename Epi = NoEpilogue>
 void conv2d_nhwc(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
                  const Epi& epi = {}, ConstantRef wref = {}) {
   using C = float;
   using V = Vec<C>;
   constexpr int W = V::width;
-  static_assert(X * Y <= kChannelTileAccumulators, "conv2d_nhwc: too many accumulators");
+  static_assert(X * Y * NV <= kNhwcAccumulators, "conv2d_nhwc: too many accumulators");
   if (s.n <= 0 || s.c_out <= 0 || s.h_out <= 0 || s.w_out <= 0) return;
   // The generated code gives the geometry of this shape (nhwc_staging): Cin == s.c_in,
   // Pitch == g.pitch, Sh, Sw its strides.
@@ -193,7 +239,7 @@ void conv2d_nhwc(const OutA& out, const InA& in, const WA& w, const Conv2dShape&
   const SerialScope serial(flops < kDirectConvParallelMinFlops);
   C* staged = scratch<C, 21>(g.rows * g.pitch + g.slack);
   const int64_t m_panels = (M + W - 1) / W, segments = (s.w_out + X - 1) / X;
-  const int64_t per_panel = (s.h_out + Y - 1) / Y * segments;
+  const int64_t groups = (m_panels + NV - 1) / NV, per_group = (s.h_out + Y - 1) / Y * segments;
   for (int64_t nb = 0; nb < s.n; ++nb) {
     {
       const SerialScope staging(g.rows * g.pitch < kDirectConvParallelStage);
@@ -202,27 +248,44 @@ void conv2d_nhwc(const OutA& out, const InA& in, const WA& w, const Conv2dShape&
       else
         detail::stage_nchw_image(in, s, g, nb, staged);
     }
-    parallel_for(m_panels * per_panel, [&](int64_t t) {
-      const int64_t i = t / per_panel, y0 = t % per_panel / segments * Y, x0 = t % segments * X;
-      alignas(64) C tile[Y * X * W];
-      detail::nhwc_channel_tile<C, X, Y, Cin, Pitch, Sh, Sw>(
-          a + i * K * W, staged + y0 * Sh * Pitch + x0 * Sw * Cin, taps, khw, tile);
-      const int64_t channels = std::min<int64_t>(W, M - i * W), co0 = i * W;
+    parallel_for(groups * per_group, [&](int64_t t) {
+      const int64_t i0 = t / per_group * NV, y0 = t % per_group / segments * Y,
+                    x0 = t % segments * X;
+      const int nv = int(std::min<int64_t>(NV, m_panels - i0));
+      alignas(64) C tile[NV * Y * X * W];
+      const C* at = staged + y0 * Sh * Pitch + x0 * Sw * Cin;
+      auto tile_of = [&]<int N>() {
+        detail::nhwc_channel_tile<C, X, Y, N, Cin, Pitch, Sh, Sw>(a + i0 * K * W, K * W, at, taps,
+                                                                  khw, tile);
+      };
+      // The last group of panels may hold fewer than NV.
+      if (nv == NV)
+        tile_of.template operator()<NV>();
+      else if (NV > 2 && nv == 2)
+        tile_of.template operator()<std::min(NV, 2)>();
+      else if (NV > 3 && nv == 3)
+        tile_of.template operator()<std::min(NV, 3)>();
+      else
+        tile_of.template operator()<1>();
       const int64_t rows = std::min<int64_t>(Y, s.h_out - y0);
       const int64_t count = std::min<int64_t>(X, s.w_out - x0);
-      if constexpr (OutChannelsLast) {
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t j = 0; j < count; ++j)
-            detail::store_channels(out, Index<4>{nb, y0 + r, x0 + j, co0}, channels,
-                                   tile + (r * X + j) * W, epi);
-      } else {
-        C run[X];
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t c = 0; c < channels; ++c) {
+      for (int v = 0; v < nv; ++v) {
+        const int64_t co0 = (i0 + v) * W, channels = std::min<int64_t>(W, M - co0);
+        const C* part = tile + v * Y * X * W;
+        if constexpr (OutChannelsLast) {
+          for (int64_t r = 0; r < rows; ++r)
             for (int64_t j = 0; j < count; ++j)
-              run[j] = tile[(r * X + j) * W + c];
-            store_run_vectors(out, Index<4>{nb, co0 + c, y0 + r, x0}, count, run, epi);
-          }
+              detail::store_channels(out, Index<4>{nb, y0 + r, x0 + j, co0}, channels,
+                                     part + (r * X + j) * W, epi);
+        } else {
+          C run[X];
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < channels; ++c) {
+              for (int64_t j = 0; j < count; ++j)
+                run[j] = part[(r * X + j) * W + c];
+              store_run_vectors(out, Index<4>{nb, co0 + c, y0 + r, x0}, count, run, epi);
+            }
+        }
       }
     });
   }

@@ -3,6 +3,7 @@
 // the kernel at compile time) and the kernels (which decide at run time) share one rule.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "../common/window_shapes.h"
@@ -89,6 +90,17 @@ constexpr ChannelTile channel_form_tile(int64_t h_out, int64_t w_out) {
 // channels at a time (1280 channels of 2 x 2: 21 us by rows of 2, 14 by positions, one
 // thread).
 inline constexpr int kNhwcMinChannelRow = 8;
+
+// The vectors of 16 output channels conv2d_nhwc's tile holds beside its positions: as many
+// as kNhwcAccumulators accumulators allow, at most 4 and no more than the output has. A
+// broadcast input value then feeds them all: a 7-position tile with one vector (7
+// accumulators) waited on the multiply-adds' latency.
+inline constexpr int kNhwcAccumulators = 24;
+constexpr int nhwc_channel_vectors(ChannelTile t, int64_t c_out) {
+  const int64_t budget = kNhwcAccumulators / (t.x * t.y);
+  const int64_t vectors = (c_out + 15) / 16;
+  return int(std::max<int64_t>(1, std::min<int64_t>({budget, vectors, 4})));
+}
 
 // The staged geometry of a convolution over a channels-last input (conv2d_nhwc's template
 // arguments, from the generated code): the padded input's columns and rows, its row pitch in

@@ -302,6 +302,16 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
   return calls;
 }
 
+// Whether the kernel reads or writes a value held channels-last.
+bool touches_channels_last(const KernelContext& c) {
+  for (const Node* n : c.kernel.nodes)
+    for (const Value* v : n->inputs)
+      if (v && c.g.channels_last(v)) return true;
+  for (const Value* v : c.kernel.outputs)
+    if (c.g.channels_last(v)) return true;
+  return false;
+}
+
 // A convolution whose input or output lies channels-last (cpu_layouts.h), on
 // kernels/cpu/conv_nhwc.h: its output, input and epilogue operands read and written in
 // channels-last index order [n, h, w, c] (the bias at i[3]), the weights as they lie; a
@@ -345,7 +355,8 @@ std::vector<KernelCall> channels_last_conv(KernelContext& c, const Node& n) {
   if (depthwise) return {{"depthwise_nhwc", {}, args}};
   const kernels::NhwcStaging staged = kernels::nhwc_staging(cs, tile);
   return {{"conv2d_nhwc",
-           {std::to_string(tile.x), std::to_string(tile.y), std::to_string(cs.c_in),
+           {std::to_string(tile.x), std::to_string(tile.y),
+            std::to_string(kernels::nhwc_channel_vectors(tile, cs.c_out)), std::to_string(cs.c_in),
             std::to_string(staged.pitch), std::to_string(cs.stride_h), std::to_string(cs.stride_w),
             in_channels_last ? "true" : "false", out_channels_last ? "true" : "false"},
            args}};
@@ -360,10 +371,10 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   auto pads = window_pads(n, sx, so, {sw[2], sw[3]}, st, dil);
   const Node* pool = max_pool_tail(c.kernel);
   const bool cuda = g.dialect().library() == KernelLibrary::cuda;
-  // On cpu, where its input or output lies channels-last (cpu_layouts.h), its channels-last
-  // form.
-  if (!cuda && (g.channels_last(n.inputs[0]) || g.channels_last(c.kernel.outputs[0])))
-    return channels_last_conv(c, n);
+  // On cpu, where a value it reads or writes lies channels-last (cpu_layouts.h), its
+  // channels-last form: a residual read in NCHW order from a channels-last tensor would be
+  // one scattered load an element.
+  if (!cuda && touches_channels_last(c)) return channels_last_conv(c, n);
   // A pointwise convolution runs over its planes flattened to one row when it can.
   const bool pointwise = sw[2] == 1 && sw[3] == 1 && st == std::vector<int64_t>{1, 1} &&
                          pads == std::array<int64_t, 4>{0, 0, 0, 0};

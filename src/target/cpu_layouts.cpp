@@ -17,6 +17,9 @@ constexpr int64_t kNhwcMaxTaps = 64, kNhwcMaxStagedBytes = 8 << 20;
 
 // The largest plane (h * w) a tensor held channels-last has.
 constexpr int64_t kChannelsLastMaxPlane = 16;
+// A larger plane, when every convolution touching it is wider than 1x1 and multiplies at
+// least this many values a position (c_in * kh * kw).
+constexpr int64_t kChannelsLastMinK = 64;
 
 bool all_f32(const Kernel& k) {
   for (const Value* v : k.anchor->inputs)
@@ -46,11 +49,19 @@ void choose_cpu_channels_last(Program& p) {
   if (env && std::string(env) == "0") return;
   const char* most = std::getenv("VTC_CPU_CHANNELS_LAST_PLANE");
   const int64_t max_plane = most && *most ? std::atoll(most) : kChannelsLastMaxPlane;
+  const char* min_k = std::getenv("VTC_CPU_CHANNELS_LAST_MIN_K");
+  const int64_t least_k = min_k && *min_k ? std::atoll(min_k) : kChannelsLastMinK;
   hold_channels_last(p, [&](const StepInfo& s, const Value* v, bool writes) {
-    if (v->type.shape[2] * v->type.shape[3] > max_plane) return false;
     if (s.kind != StepKind::kernel || !s.kernel || !cpu_conv_takes_channels_last(*s.kernel))
       return false;
     const Kernel& k = *s.kernel;
+    if (v->type.shape[2] * v->type.shape[3] > max_plane) {
+      // A larger plane: only between convolutions wider than 1x1 of many multiply-adds a
+      // position (1x1 ones run faster on the NCHW GEMM there).
+      const std::optional<kernels::Conv2dShape> cs = conv2d_shape(*k.anchor);
+      if (cs->groups > 1 || cs->kh * cs->kw == 1 || cs->c_in * cs->kh * cs->kw < least_k)
+        return false;
+    }
     // The writer: the kernel's one stored value, through its epilogue.
     if (writes) return k.outputs[0] == v;
     // A reader: the convolution's input or an operand of its epilogue, not its weights or

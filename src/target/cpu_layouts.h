@@ -20,7 +20,10 @@ bool cpu_conv_takes_channels_last(const Kernel& k);
 
 // Marks in p.storage.channels_last every physical intermediate 4-D tensor written by exactly
 // one such convolution and read by such convolutions only, as their input or in their
-// epilogue, no mapping reading it. $VTC_CPU_HOLD_CHANNELS_LAST "0" holds none (to compare).
+// epilogue, no mapping reading it, where it pays: planes of at most 16 positions, or larger
+// ones between convolutions wider than 1x1 of at least 64 multiply-adds a position (1x1 and
+// depthwise ones run faster in NCHW there). $VTC_CPU_HOLD_CHANNELS_LAST "0" holds none (to
+// compare); $VTC_CPU_CHANNELS_LAST_PLANE and $VTC_CPU_CHANNELS_LAST_MIN_K set the two limits.
 void choose_cpu_channels_last(Program& p);
 
 } // namespace vtc

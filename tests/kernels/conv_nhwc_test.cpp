@@ -48,6 +48,7 @@ template <int64_t... Row> void check_conv(std::mt19937& rng) {
   constexpr Conv2dShape s = conv_shape(cc);
   constexpr ChannelTile tile = channel_form_tile(s.h_out, s.w_out);
   constexpr NhwcStaging g = nhwc_staging(s, tile);
+  constexpr int nv = nhwc_channel_vectors(tile, s.c_out);
   auto x = random_tensor<float, 4>(rng, {s.n, s.c_in, s.h, s.w});
   auto w = random_tensor<float, 4>(rng, {s.c_out, s.c_in, s.kh, s.kw});
   Tensor<float, 4> want({s.n, s.c_out, s.h_out, s.w_out});
@@ -59,10 +60,10 @@ template <int64_t... Row> void check_conv(std::mt19937& rng) {
     Tensor<float, 4> got(Out ? Index<4>{s.n, s.h_out, s.w_out, s.c_out}
                              : Index<4>{s.n, s.c_out, s.h_out, s.w_out});
     if constexpr (In)
-      conv2d_nhwc<tile.x, tile.y, s.c_in, g.pitch, s.stride_h, s.stride_w, In, Out>(
+      conv2d_nhwc<tile.x, tile.y, nv, s.c_in, g.pitch, s.stride_h, s.stride_w, In, Out>(
           got.acc(), x_nhwc.acc(), w.acc(), s, NoEpilogue{}, wref);
     else
-      conv2d_nhwc<tile.x, tile.y, s.c_in, g.pitch, s.stride_h, s.stride_w, In, Out>(
+      conv2d_nhwc<tile.x, tile.y, nv, s.c_in, g.pitch, s.stride_h, s.stride_w, In, Out>(
           got.acc(), x.acc(), w.acc(), s, NoEpilogue{}, wref);
     expect_bitwise(Out ? to_nchw(got) : got, want,
                    describe(cc) + (In ? " in nhwc" : " in nchw") +
@@ -84,6 +85,9 @@ TEST(ConvNhwcTest, SameBitsAsTheNchwKernels) {
   check_conv<1, 5, 9, 40, 17, 3, 3, 1, 1, 1, 2, 2, 2, 2, 2, 2>(rng);  // dilation, wide rows
   check_conv<1, 3, 20, 19, 16, 3, 5, 1, 1, 1, 1, 1, 0, 2, 1, 1>(rng); // 19 = 10 + 9, uneven
   check_conv<1, 32, 3, 3, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1>(rng);  // 3x3 tile
+  check_conv<1, 40, 7, 7, 80, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>(rng);  // 3 + 2 vectors a tile
+  check_conv<1, 20, 2, 2, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1>(rng); // 4 + 3 vectors, 100 of 112
+  check_conv<1, 16, 3, 3, 48, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>(rng);  // 2 + 1 vectors
 }
 
 template <int64_t... Row> void check_depthwise(std::mt19937& rng) {

@@ -226,16 +226,13 @@ Mapping AccessorEmitter::storage_mapping(const Value* v) const {
   return identity_mapping(value_base(v));
 }
 
-Result<Mapping> AccessorEmitter::channels_last_mapping(const Value* v) const {
-  if (v->type.rank() != 4) return Result<Mapping>::fail("not 4-D");
-  const Base* b = value_base(v);
-  return compose(transpose_read(b, {0, 2, 3, 1}), b, storage_mapping(v));
-}
-
 Mapping AccessorEmitter::channels_last_view(const Value* v) const {
-  Result<Mapping> m = channels_last_mapping(v);
-  VTC_CHECK(m.ok()) << "value '" << v->name << "' (" << type_str(v->type)
-                    << ") cannot be read in channels-last order: " << m.reason;
+  VTC_CHECK(v->type.rank() == 4) << "value '" << v->name << "' (" << type_str(v->type)
+                                 << ") is read in channels-last order but is not 4-D";
+  const Base* b = value_base(v);
+  Result<Mapping> m = compose(transpose_read(b, {0, 2, 3, 1}), b, storage_mapping(v));
+  VTC_CHECK(m.ok()) << "value '" << v->name
+                    << "' cannot be read in channels-last order: " << m.reason;
   return *m;
 }
 

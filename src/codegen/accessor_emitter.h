@@ -100,10 +100,7 @@ public:
 
   // The mapping of a value as stored: the identity on its buffer, or its virtual mapping.
   Mapping storage_mapping(const Value* v) const;
-  // The mapping of a 4-D value as stored, seen in channels-last index order [n, h, w, c]:
-  // failing with the reason where the composition cannot be expressed (or v is not 4-D), and
-  // throwing then (channels_last_view).
-  Result<Mapping> channels_last_mapping(const Value* v) const;
+  // The mapping of a 4-D value as stored, seen in channels-last index order [n, h, w, c].
   Mapping channels_last_view(const Value* v) const;
   // Its mapping seen over the flattened plane; nullopt when that is not worth it or possible.
   std::optional<Mapping> flat_mapping(const Value* v) const;

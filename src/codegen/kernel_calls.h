@@ -65,11 +65,6 @@ bool window_supported(const Kernel& k); // Conv, MaxPool, AveragePool, global po
 // flattened); nullopt for other ranks.
 std::optional<kernels::Conv2dShape> conv2d_shape(const Node& conv);
 std::vector<KernelCall> window_calls(KernelContext& c);
-// Whether conv kernel k has a channels-last form on cpu (conv2d_nhwc, depthwise_nhwc): a 2-D
-// f32 convolution, groups 1 or depthwise (one output channel an input channel), no max
-// pooling fused at its end.
-bool cpu_conv_takes_channels_last(const Kernel& k);
-
 bool row_supported(const Kernel& k); // Softmax, LogSoftmax, LayerNormalization, Reduce*
 std::vector<KernelCall> row_calls(KernelContext& c);
 bool attention_supported(const Kernel& k); // the attention subgraph (attention_pattern.h)

@@ -19,7 +19,6 @@
 #include "kernels/cuda/library_prologue.h"
 #include "kernels/cuda/pointwise_tc.h"
 #include "kernels/cuda/pool.h"
-#include "mapping/contiguity.h"
 #include "mapping/flat_plane.h"
 #include "passes/fusion.h"
 #include "vtc/error.h"
@@ -303,32 +302,6 @@ std::vector<KernelCall> library_conv_calls(KernelContext& c, const Acc& out,
   return calls;
 }
 
-// The most filter taps conv2d_nhwc takes, and the most bytes of one image it stages.
-constexpr int64_t kNhwcMaxTaps = 64, kNhwcMaxStagedBytes = 8 << 20;
-// An output whose channels-last runs are at least this long is stored along its channels.
-constexpr int64_t kNhwcMinChannelsRun = 16;
-
-bool all_f32(const Kernel& k) {
-  for (const Value* v : k.anchor->inputs)
-    if (v && v->type.dtype != DType::f32) return false;
-  for (const Value* v : k.outputs)
-    if (v->type.dtype != DType::f32) return false;
-  return true;
-}
-
-// Whether the kernel's output, not held channels-last, still lies with its channels side by
-// side and its rows scattered (a detection head's output, transposed to [positions, anchors,
-// classes] by its reader's virtual Transpose): stored along the channels, a run each position.
-bool stores_along_channels(const KernelContext& c) {
-  const Value* y = c.kernel.outputs[0];
-  if (y->type.rank() != 4 || c.g.channels_last(y)) return false;
-  const int64_t bytes = int64_t(dtype_size(y->type.dtype));
-  const int64_t line = c.g.dialect().transaction_bytes();
-  const Result<Mapping> along = c.g.channels_last_mapping(y);
-  return along.ok() && contiguity(*along, bytes, line).run >= kNhwcMinChannelsRun &&
-         contiguity(c.g.storage_mapping(y), bytes, line).run < kernels::kNhwcMinChannelRow;
-}
-
 // Whether the kernel reads or writes a value held channels-last.
 bool touches_channels_last(const KernelContext& c) {
   for (const Node* n : c.kernel.nodes)
@@ -356,8 +329,8 @@ std::vector<KernelCall> channels_last_conv(KernelContext& c, const Node& n) {
   // An output not held channels-last is stored a channel's row of the tile at a time where
   // those rows are long enough for runs, else a position's channels at a time.
   const kernels::ChannelTile tile = kernels::channel_form_tile(cs.h_out, cs.w_out);
-  const bool out_channels_last = g.channels_last(c.kernel.outputs[0]) || depthwise ||
-                                 tile.x < kernels::kNhwcMinChannelRow || stores_along_channels(c);
+  const bool out_channels_last =
+      g.channels_last(c.kernel.outputs[0]) || depthwise || tile.x < kernels::kNhwcMinChannelRow;
   Acc out, x;
   {
     g.channels_last_index = out_channels_last;
@@ -400,10 +373,8 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   const bool cuda = g.dialect().library() == KernelLibrary::cuda;
   // On cpu, where a value it reads or writes lies channels-last (cpu_layouts.h), its
   // channels-last form: a residual read in NCHW order from a channels-last tensor would be
-  // one scattered load an element. So too where its output lies along the channels.
-  if (!cuda && (touches_channels_last(c) ||
-                (cpu_conv_takes_channels_last(c.kernel) && stores_along_channels(c))))
-    return channels_last_conv(c, n);
+  // one scattered load an element.
+  if (!cuda && touches_channels_last(c)) return channels_last_conv(c, n);
   // A pointwise convolution runs over its planes flattened to one row when it can.
   const bool pointwise = sw[2] == 1 && sw[3] == 1 && st == std::vector<int64_t>{1, 1} &&
                          pads == std::array<int64_t, 4>{0, 0, 0, 0};
@@ -536,19 +507,6 @@ std::vector<KernelCall> window_calls(KernelContext& c) {
   if (a.op == "Conv") return conv(c, a);
   if (is_global(a)) return global_pool(c, a);
   return pool(c, a);
-}
-
-bool cpu_conv_takes_channels_last(const Kernel& k) {
-  if (k.kind != KernelKind::conv || !k.anchor || k.anchor->op != "Conv" ||
-      k.impl != KernelImpl::vtc_template || max_pool_tail(k) || k.outputs.size() != 1)
-    return false;
-  if (k.anchor->inputs[0]->type.rank() != 4 || !all_f32(k)) return false;
-  const std::optional<kernels::Conv2dShape> s = conv2d_shape(*k.anchor);
-  if (!s) return false;
-  if (s->groups > 1) return s->c_in == s->groups && s->c_out == s->groups;
-  const int64_t rows = (s->h_out - 1) * s->stride_h + (s->kh - 1) * s->dil_h + 1;
-  const int64_t cols = (s->w_out - 1) * s->stride_w + (s->kw - 1) * s->dil_w + 1;
-  return s->kh * s->kw <= kNhwcMaxTaps && rows * cols * s->c_in * 4 <= kNhwcMaxStagedBytes;
 }
 
 } // namespace vtc

@@ -5,11 +5,15 @@
 #include <string>
 
 #include "codegen/kernel_calls.h"
+#include "passes/fusion.h"
 #include "target/channels_last_hold.h"
 
 namespace vtc {
 
 namespace {
+
+// The most filter taps conv2d_nhwc takes, and the most bytes of one image it stages.
+constexpr int64_t kNhwcMaxTaps = 64, kNhwcMaxStagedBytes = 8 << 20;
 
 // The largest plane (h * w) a tensor held channels-last has.
 constexpr int64_t kChannelsLastMaxPlane = 16;
@@ -17,7 +21,28 @@ constexpr int64_t kChannelsLastMaxPlane = 16;
 // least this many values a position (c_in * kh * kw).
 constexpr int64_t kChannelsLastMinK = 64;
 
+bool all_f32(const Kernel& k) {
+  for (const Value* v : k.anchor->inputs)
+    if (v && v->type.dtype != DType::f32) return false;
+  for (const Value* v : k.outputs)
+    if (v->type.dtype != DType::f32) return false;
+  return true;
+}
+
 } // namespace
+
+bool cpu_conv_takes_channels_last(const Kernel& k) {
+  if (k.kind != KernelKind::conv || !k.anchor || k.anchor->op != "Conv" ||
+      k.impl != KernelImpl::vtc_template || max_pool_tail(k) || k.outputs.size() != 1)
+    return false;
+  if (k.anchor->inputs[0]->type.rank() != 4 || !all_f32(k)) return false;
+  const std::optional<kernels::Conv2dShape> s = conv2d_shape(*k.anchor);
+  if (!s) return false;
+  if (s->groups > 1) return s->c_in == s->groups && s->c_out == s->groups;
+  const int64_t rows = (s->h_out - 1) * s->stride_h + (s->kh - 1) * s->dil_h + 1;
+  const int64_t cols = (s->w_out - 1) * s->stride_w + (s->kw - 1) * s->dil_w + 1;
+  return s->kh * s->kw <= kNhwcMaxTaps && rows * cols * s->c_in * 4 <= kNhwcMaxStagedBytes;
+}
 
 void choose_cpu_channels_last(Program& p) {
   const char* env = std::getenv("VTC_CPU_HOLD_CHANNELS_LAST");

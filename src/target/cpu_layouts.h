@@ -13,9 +13,13 @@
 
 namespace vtc {
 
+// Whether conv kernel k has a channels-last form on cpu (conv2d_nhwc, depthwise_nhwc): a 2-D
+// f32 convolution, groups 1 or depthwise (one output channel an input channel), no max
+// pooling fused at its end.
+bool cpu_conv_takes_channels_last(const Kernel& k);
+
 // Marks in p.storage.channels_last every physical intermediate 4-D tensor written by exactly
-// one convolution with a channels-last form (cpu_conv_takes_channels_last, codegen) and
-// read by such convolutions only, as their input or in their
+// one such convolution and read by such convolutions only, as their input or in their
 // epilogue, no mapping reading it, where it pays: planes of at most 16 positions, or larger
 // ones between convolutions wider than 1x1 of at least 64 multiply-adds a position (1x1 and
 // depthwise ones run faster in NCHW there). $VTC_CPU_HOLD_CHANNELS_LAST "0" holds none (to

@@ -10,6 +10,7 @@
 #include <omp.h>
 #endif
 
+#include "runtime/step_threads.h"
 #include "target/cpu_task_pool.h"
 #include "vtc/error.h"
 
@@ -18,6 +19,8 @@ namespace vtc {
 Executor::Executor(const Program& program, const TranslationUnit& unit, const Target& target,
                    const jit::CompileOptions& compile, int threads)
     : ProgramRunner(program, unit, target, compile), threads_(threads),
+      step_threads_(
+          step_threads(program_, threads, CpuTaskPool::instance().core_round_trip_seconds())),
       buffers_(program_, plan_, compile.sanitize) {
   size_t nbuf = program_.buffers.size();
   pointers_.assign(nbuf + 2, buffers_.empty());
@@ -38,7 +41,6 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
 #ifdef _OPENMP
   if (threads_ > 0) omp_set_num_threads(threads_);
 #endif
-  CpuTaskPool::set_threads(threads_);
   for (size_t i = 0; i < inputs.size(); ++i) {
     pointers_[size_t(program_.inputs[i])] = inputs[i] ? inputs[i] : buffers_.empty();
   }
@@ -60,6 +62,7 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
 
   using clock = std::chrono::steady_clock;
   for (size_t s = 0; s < program_.steps.size(); ++s) {
+    CpuTaskPool::set_threads(step_threads_[s]);
     auto start = clock::now();
     if (generated_[s])
       loaded_->launch(s, LaunchArgs{pointers_.data(), &packs_, nullptr});
@@ -78,6 +81,7 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
       fail_index_check(failure);
     }
   }
+  CpuTaskPool::set_threads(threads_);
 
   for (size_t j = 0; j < outputs.size(); ++j) {
     if (direct[j]) continue;

@@ -56,6 +56,35 @@ CpuTaskPool::CpuTaskPool() {
   };
 }
 
+double CpuTaskPool::core_round_trip_seconds() {
+  static const double seconds = [] {
+    if (std::thread::hardware_concurrency() < 2) return 0.0;
+    constexpr int kBatches = 5, kTrips = 200;
+    alignas(64) std::atomic<int> flag{0};
+    std::thread other([&] {
+      for (int i = 0; i < kBatches * kTrips; ++i) {
+        while (flag.load(std::memory_order_acquire) != 2 * i + 1)
+          cpu_relax();
+        flag.store(2 * i + 2, std::memory_order_release);
+      }
+    });
+    double best = 1.0;
+    for (int b = 0; b < kBatches; ++b) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = b * kTrips; i < (b + 1) * kTrips; ++i) {
+        flag.store(2 * i + 1, std::memory_order_release);
+        while (flag.load(std::memory_order_acquire) != 2 * i + 2)
+          cpu_relax();
+      }
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      best = std::min(best, took.count() / kTrips);
+    }
+    other.join();
+    return best;
+  }();
+  return seconds;
+}
+
 void CpuTaskPool::set_threads(int threads) {
   requested_threads = threads > 0 ? threads : 0;
 }

@@ -1,0 +1,42 @@
+// Threads per step (runtime/step_threads.h): a step estimated below kSplitRoundTrips round
+// trips between cores runs on one thread, larger ones on the requested count; with no
+// measurable round trip (one core) nothing is held back, and $VTC_SPLIT_ALL_STEPS=1 splits
+// every step.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "runtime/step_threads.h"
+
+namespace vtc {
+namespace {
+
+Program steps_of(std::vector<int64_t> flops) {
+  Program p;
+  for (int64_t f : flops) {
+    StepInfo s;
+    s.flops = f;
+    s.bytes = 0;
+    p.steps.push_back(s);
+  }
+  return p;
+}
+
+TEST(StepThreads, SmallStepsRunOnOneThreadWhereCoresAreFarApart) {
+  if (std::getenv("VTC_SPLIT_ALL_STEPS")) GTEST_SKIP() << "VTC_SPLIT_ALL_STEPS is set";
+  // 1.2 MFLOP: 12 us; 14 MFLOP: 140 us; 390 ns round trips: split from 50 us on.
+  const Program p = steps_of({1'200'000, 14'000'000, 0});
+  EXPECT_DOUBLE_EQ(estimated_step_seconds(p.steps[0]), 12e-6);
+  EXPECT_EQ(step_threads(p, 2, 390e-9), (std::vector<int>{1, 2, 1}));
+  // Cores that share a cache (60 ns): split from 7.7 us on.
+  EXPECT_EQ(step_threads(p, 2, 60e-9), (std::vector<int>{2, 2, 1}));
+  // One core, or the pool's default count (0) for the large ones.
+  EXPECT_EQ(step_threads(p, 0, 0), (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ(step_threads(p, 0, 390e-9), (std::vector<int>{1, 0, 1}));
+  setenv("VTC_SPLIT_ALL_STEPS", "1", 1);
+  EXPECT_EQ(step_threads(p, 2, 390e-9), (std::vector<int>{2, 2, 2}));
+  unsetenv("VTC_SPLIT_ALL_STEPS");
+}
+
+} // namespace
+} // namespace vtc

@@ -15,6 +15,7 @@
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/conv_max_pool.h"
+#include "kernels/cpu/conv_nhwc.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/pool.h"
 #include "kernels/cpu/resample.h"
@@ -336,8 +337,8 @@ BENCHMARK_TEMPLATE(BM_DecodeAttention, k::bfloat16)
 // conv2d over random f32 data of shape `s` with a bias epilogue, the weights packed once as
 // generated code packs constant weights, by the kernel `Kernel` (by_shape: conv2d's choice);
 // reports GFLOP/s and the bytes of input and output.
-template <k::ConvKernel Kernel = k::ConvKernel::by_shape>
-void run_conv(benchmark::State& state, const k::Conv2dShape& s) {
+template <typename Conv>
+void run_conv_with(benchmark::State& state, const k::Conv2dShape& s, const Conv& conv) {
   const int64_t cin_g = s.c_in / s.groups, taps = s.kh * s.kw;
   auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
   auto w = random_vector<float>(size_t(s.c_out * cin_g * taps), 9);
@@ -349,13 +350,20 @@ void run_conv(benchmark::State& state, const k::Conv2dShape& s) {
   const auto epi = k::bias_epilogue(k::DenseAccessor<float, 1>(bias.data(), {s.c_out}));
   k::ConstantPacks packs;
   for (auto _ : state) {
-    k::conv2d<Kernel>(ya, xa, wa, s, epi, k::ConstantRef{&packs, w.data()});
+    conv(ya, xa, wa, s, epi, k::ConstantRef{&packs, w.data()});
     benchmark::DoNotOptimize(y.data());
   }
   const double flops = 2.0 * double(s.c_out * s.h_out * s.w_out * cin_g * taps);
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
+}
+
+template <k::ConvKernel Kernel = k::ConvKernel::by_shape, int64_t Positions = -1,
+          int64_t Width = -1>
+void run_conv(benchmark::State& state, const k::Conv2dShape& s) {
+  run_conv_with(state, s,
+                [](const auto&... args) { k::conv2d<Kernel, Positions, Width>(args...); });
 }
 
 // Convolution, f32. Arg: 0 = depthwise 3x3 stride 1 over 144 channels (56x56), 1 = depthwise
@@ -403,7 +411,8 @@ BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond)->UseRealTime
 // Convolutions on small planes (YOLO11n at 64 x 64, rows 0-8; SqueezeNet's 3x3 expand
 // convolutions at 64 x 64 in, rows 9-14; the RetinaNet head's and DeepLabV3's 3x3 ones, rows
 // 15-17; wider planes and a stride of 2 at few channels, rows 18-20; the 7x7 stride-2 stem of
-// a ResNet at 64 x 64, row 21): a few microseconds each, where the split of the work
+// a ResNet at 64 x 64, row 21; SqueezeNet's 1x1 squeeze and expand convolutions at 64 x 64 in,
+// rows 22-27): a few microseconds each, where the split of the work
 // over the threads and the fixed costs of a call decide the time. Args: the row of `shapes`
 // (c_in, c_out, input size, filter size, stride); 0 for the kernel conv2d picks by shape, 1 for
 // the direct kernel (conv_direct.h), 2 for its channel-vector form; weights packed once.
@@ -412,12 +421,16 @@ void BM_ConvSmall(benchmark::State& state) {
     int64_t cin, cout, hw, k, stride;
   };
   const Shape shapes[] = {
-      {64, 64, 2, 3, 1},  {384, 256, 2, 1, 1}, {128, 128, 8, 3, 2}, {64, 64, 16, 3, 2},
-      {32, 16, 8, 3, 1},  {32, 32, 4, 3, 1},   {128, 256, 4, 3, 2}, {384, 128, 4, 1, 1},
-      {64, 64, 8, 1, 1},  {16, 64, 14, 3, 1},  {32, 128, 14, 3, 1}, {32, 128, 7, 3, 1},
-      {48, 192, 7, 3, 1}, {64, 256, 7, 3, 1},  {64, 256, 3, 3, 1},  {16, 16, 16, 3, 1},
-      {16, 16, 8, 3, 1},  {8, 8, 16, 3, 1},    {16, 32, 16, 3, 2},  {32, 64, 16, 3, 1},
-      {16, 16, 32, 3, 1}, {3, 8, 64, 7, 2}};
+      {64, 64, 2, 3, 1},   {384, 256, 2, 1, 1}, {128, 128, 8, 3, 2}, {64, 64, 16, 3, 2},
+      {32, 16, 8, 3, 1},   {32, 32, 4, 3, 1},   {128, 256, 4, 3, 2}, {384, 128, 4, 1, 1},
+      {64, 64, 8, 1, 1},   {16, 64, 14, 3, 1},  {32, 128, 14, 3, 1}, {32, 128, 7, 3, 1},
+      {48, 192, 7, 3, 1},  {64, 256, 7, 3, 1},  {64, 256, 3, 3, 1},  {16, 16, 16, 3, 1},
+      {16, 16, 8, 3, 1},   {8, 8, 16, 3, 1},    {16, 32, 16, 3, 2},  {32, 64, 16, 3, 1},
+      {16, 16, 32, 3, 1},  {3, 8, 64, 7, 2},    {96, 16, 14, 1, 1},  {128, 32, 14, 1, 1},
+      {16, 64, 14, 1, 1},  {32, 128, 14, 1, 1}, {384, 64, 7, 1, 1},  {48, 192, 7, 1, 1},
+      {24, 144, 28, 1, 1}, {144, 24, 28, 1, 1}, {32, 192, 32, 1, 1}, {192, 32, 32, 1, 1},
+      {96, 576, 14, 1, 1}, {576, 96, 14, 1, 1}, {64, 64, 16, 1, 1},  {160, 960, 7, 1, 1},
+      {16, 96, 56, 1, 1},  {96, 24, 56, 1, 1},  {64, 256, 56, 1, 1}, {256, 64, 56, 1, 1}};
   const Shape& sh = shapes[state.range(0)];
   k::Conv2dShape s;
   s.c_in = sh.cin;
@@ -432,7 +445,9 @@ void BM_ConvSmall(benchmark::State& state) {
     s.w = s.w_out = s.h * s.w;
     s.h = s.h_out = 1;
   }
-  if (state.range(1) == 0)
+  if (state.range(1) == 0 && sh.k == 1)
+    run_conv<k::ConvKernel::pointwise>(state, s); // as generated code runs 1x1 convolutions
+  else if (state.range(1) == 0)
     run_conv(state, s);
   else if (state.range(1) == 1)
     run_conv<k::ConvKernel::direct>(state, s);
@@ -445,7 +460,7 @@ void BM_ConvSmall(benchmark::State& state) {
                  std::to_string(sh.hw));
 }
 BENCHMARK(BM_ConvSmall)
-    ->ArgsProduct({benchmark::CreateDenseRange(0, 21, 1), {0, 1, 2}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 39, 1), {0, 1, 2}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
@@ -492,6 +507,51 @@ void BM_ConvStemSqueeze(benchmark::State& state) {
   run_stem(state, s);
 }
 BENCHMARK(BM_ConvStemSqueeze)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// SqueezeNet 1.0's stem at 64 x 64: 3 -> 96 channels, 7x7, stride 2, no padding (29 x 29
+// out). Arg: 0 = the channel form over whole output rows (what generated code runs), 1 = the
+// implicit GEMM over padded planes split into stride phases, 2 = output rows over B copied from
+// the input rows, 3 = the direct kernel's position form.
+void BM_ConvStemSqueeze10(benchmark::State& state) {
+  k::Conv2dShape s;
+  s.n = 1, s.c_in = 3, s.h = s.w = 64, s.c_out = 96, s.groups = 1;
+  s.kh = s.kw = 7;
+  s.stride_h = s.stride_w = 2;
+  s.h_out = s.w_out = 29;
+  const char* labels[] = {"channels", "padded planes", "rows",    "direct",
+                          "nhwc 8x3", "nhwc 15x1",     "nhwc 6x4"};
+  switch (state.range(0)) {
+  case 0:
+    run_conv<k::ConvKernel::direct_channels, 841, 29>(state, s);
+    break;
+  case 1:
+    run_conv<k::ConvKernel::padded_plane>(state, s);
+    break;
+  case 2:
+    run_conv<k::ConvKernel::rows>(state, s);
+    break;
+  case 3:
+    run_conv<k::ConvKernel::direct>(state, s);
+    break;
+  case 4:
+    run_conv_with(state, s, [](const auto&... a) {
+      k::conv2d_nhwc<8, 1, 3, 3, 189, 2, 2, false, false>(a...);
+    });
+    break;
+  case 5:
+    run_conv_with(state, s, [](const auto&... a) {
+      k::conv2d_nhwc<15, 1, 1, 3, 189, 2, 2, false, false>(a...);
+    });
+    break;
+  default:
+    run_conv_with(state, s, [](const auto&... a) {
+      k::conv2d_nhwc<6, 1, 4, 3, 189, 2, 2, false, false>(a...);
+    });
+    break;
+  }
+  state.SetLabel(labels[state.range(0)]);
+}
+BENCHMARK(BM_ConvStemSqueeze10)->DenseRange(0, 6)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // A bias stored into conv2d_max_pool's row buffer, as generated code's epilogue does.
 struct BiasIntoRows {
@@ -549,20 +609,22 @@ BENCHMARK(BM_ConvMaxPool)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseR
 
 // Max pooling, f32. Arg: 0 = YOLO11n's SPPF pooling at 64 x 64 (5x5, stride 1, 128 channels
 // of 2x2), 1 = the same at 640 x 640 (256 channels of 20x20), 2 = ShuffleNet's stem pooling
-// (3x3, stride 2, 24 channels of 112x112).
+// (3x3, stride 2, 24 channels of 112x112), 3 = SqueezeNet's first pooling at 64 x 64 (3x3,
+// stride 2, no padding, 96 channels of 29x29).
 void BM_MaxPool(benchmark::State& state) {
   struct Shape {
-    int64_t c, hw, k, stride;
+    int64_t c, hw, k, stride, pad;
   };
-  const Shape shapes[] = {{128, 2, 5, 1}, {256, 20, 5, 1}, {24, 112, 3, 2}};
+  const Shape shapes[] = {
+      {128, 2, 5, 1, 2}, {256, 20, 5, 1, 2}, {24, 112, 3, 2, 1}, {96, 29, 3, 2, 0}};
   const Shape& sh = shapes[state.range(0)];
   k::Pool2dShape s;
   s.c = sh.c;
   s.h = s.w = sh.hw;
   s.kh = s.kw = sh.k;
   s.stride_h = s.stride_w = sh.stride;
-  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = sh.k / 2;
-  s.h_out = s.w_out = (sh.hw + 2 * (sh.k / 2) - sh.k) / sh.stride + 1;
+  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = sh.pad;
+  s.h_out = s.w_out = (sh.hw + 2 * sh.pad - sh.k) / sh.stride + 1;
   auto x = random_vector<float>(size_t(s.c * s.h * s.w), 11);
   std::vector<float> y(static_cast<size_t>(s.c * s.h_out * s.w_out));
   k::DenseAccessor<float, 4> xa(x.data(), {1, s.c, s.h, s.w});
@@ -573,7 +635,7 @@ void BM_MaxPool(benchmark::State& state) {
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
 }
-BENCHMARK(BM_MaxPool)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_MaxPool)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Nearest upsampling by 2 x 2, f32, NCHW. Arg: 0 = YOLO11n's neck at 64 x 64 (256 channels of
 // 2x2), 1 = at 640 x 640 (256 channels of 20x20).

@@ -30,6 +30,7 @@
 
 #include "constant_packs.h"
 #include "conv_direct.h"
+#include "conv_pointwise.h"
 #include "conv_rows.h"
 #include "conv_shape.h"
 #include "depthwise_channels.h"
@@ -738,6 +739,20 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
     // Constant weights: the groups packed once for every batch n. Batch b of the problem is
     // image b / groups, group b % groups: the packs are per group. (One call either way: the
     // engine's setup is inlined once per kernel.)
+#if defined(__AVX512F__)
+    if constexpr (pointwise && std::is_same_v<C, float> && rows_in_memory<C, InA>) {
+      if (pointwise_direct_fits(s) && run_contiguous<InA>(0, N)) {
+        const auto packed = detail::packed_weights<C, kPointwiseMR>(p, s, wref);
+        const C* a = packed.get();
+        if (!a) {
+          C* buf = scratch<C, 25>(packed_a_size<kPointwiseMR>(1, M, K));
+          pack_a_whole<C, kPointwiseMR>(p, 1, M, K, buf);
+          a = buf;
+        }
+        return conv2d_pointwise_direct(p, s, a);
+      }
+    }
+#endif
     const auto packed = detail::packed_weights<C, GemmTile<C>::MR>(p, s, wref);
     gemm_packed<C, Positions>(p, s.n * s.groups, M, N, K, packed.get(), packed ? s.groups : 0);
   }

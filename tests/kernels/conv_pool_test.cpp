@@ -178,6 +178,9 @@ std::vector<ConvCase> conv_cases() {
       {1, 6, 7, 7, 12, 5, 5, 6, 1, 1, 1, 1, 2, 2, 2, 2},    // by channels, 5x5, multiplier 2
       {1, 4, 9, 9, 4, 3, 3, 4, 2, 2, 2, 2, 1, 0, 2, 1},     // by channels, dilation, uneven pads
       {1, 3, 34, 50, 24, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1},  // stem by rows: 2 vectors a row
+      {1, 96, 1, 196, 16, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, // pointwise rows: 4 tiles, 1 vector
+      {2, 20, 1, 49, 33, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // batch 2, a partial panel, 48 + 1
+      {1, 7, 1, 40, 9, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},    // 40 = 2 vectors and 8 lanes
       {1, 3, 9, 100, 20, 3, 3, 1, 1, 2, 1, 1, 1, 1, 1, 1},  // stem by rows: 3 + 1 vectors
       {2, 2, 6, 40, 5, 2, 3, 1, 1, 1, 1, 1, 0, 2, 1, 0},    // by rows, batch 2, stride 1
       {1, 16, 9, 100, 20, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1}, // by rows at stride 2, K = 144

@@ -134,6 +134,7 @@ void max_pool2d_rows(const OutA& out, const InA& in, const Pool2dShape& s) {
   const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   __m512i pick[kRowsPoolMaxTaps];
   __mmask16 inside[kRowsPoolMaxTaps];
+  bool whole[kRowsPoolMaxTaps];
   for (int64_t q = 0; q < s.kw; ++q) {
     // Lane x reads input column x * stride_w - pad_left + q * dil_w.
     pick[q] = _mm512_add_epi32(_mm512_mullo_epi32(lane, _mm512_set1_epi32(int(s.stride_w))),
@@ -141,13 +142,18 @@ void max_pool2d_rows(const OutA& out, const InA& in, const Pool2dShape& s) {
     inside[q] = _mm512_cmpge_epi32_mask(pick[q], _mm512_setzero_si512()) &
                 _mm512_cmplt_epi32_mask(pick[q], _mm512_set1_epi32(int(s.w))) &
                 lane_range(0, s.w_out);
+    whole[q] = inside[q] == lane_range(0, s.w_out); // lanes past w_out are never stored
   }
   const __mmask16 lo = lane_range(0, s.w), hi = lane_range(0, s.w - 16);
   const __m512 neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   const int64_t grain = std::max<int64_t>(1, 4096 / (s.h_out * s.kh * s.kw + 16));
   // Planes t .. t + P - 1 at once: each output row's maxima in the order (r, q), the P chains
   // of dependent maxima interleaved (one plane alone waited on the max's latency at every tap).
-  auto planes = [&]<int P>(int64_t t, std::integral_constant<int, P>) {
+  // KW, where not 0, is s.kw known at compile time: the taps unrolled, their permutes and
+  // masks held in registers (the loop over a run-time kw reloaded them at every tap).
+  auto planes = [&]<int KW, int P>(int64_t t, std::integral_constant<int, KW>,
+                                   std::integral_constant<int, P>) {
+    const int64_t kw = KW > 0 ? KW : s.kw;
     alignas(64) float res[16];
     int64_t nb[P], ch[P];
     for (int i = 0; i < P; ++i)
@@ -165,11 +171,20 @@ void max_pool2d_rows(const OutA& out, const InA& in, const Pool2dShape& s) {
           a[i] = _mm512_maskz_loadu_ps(lo, row);
           b[i] = _mm512_maskz_loadu_ps(hi, row + 16);
         }
-        for (int64_t q = 0; q < s.kw; ++q)
-          for (int i = 0; i < P; ++i)
-            acc[i] = max_nan(acc[i],
-                             V{_mm512_mask_blend_ps(inside[q], neg_inf,
-                                                    _mm512_permutex2var_ps(a[i], pick[q], b[i]))});
+#pragma GCC unroll 16
+        for (int64_t q = 0; q < kw; ++q) {
+          if (whole[q]) { // every output column reads this tap inside the row: no -inf lanes
+#pragma GCC unroll 4
+            for (int i = 0; i < P; ++i)
+              acc[i] = max_nan(acc[i], V{_mm512_permutex2var_ps(a[i], pick[q], b[i])});
+          } else {
+#pragma GCC unroll 4
+            for (int i = 0; i < P; ++i)
+              acc[i] = max_nan(
+                  acc[i], V{_mm512_mask_blend_ps(inside[q], neg_inf,
+                                                 _mm512_permutex2var_ps(a[i], pick[q], b[i]))});
+          }
+        }
       }
       for (int i = 0; i < P; ++i) {
         const Index<4> at{nb[i], ch[i], y, 0};
@@ -182,12 +197,25 @@ void max_pool2d_rows(const OutA& out, const InA& in, const Pool2dShape& s) {
       }
     }
   };
-  parallel_chunks(s.n * s.c, grain, [&](int64_t t0, int64_t t1) {
-    int64_t t = t0;
-    for (; t + 1 < t1; t += 2)
-      planes(t, std::integral_constant<int, 2>{});
-    if (t < t1) planes(t, std::integral_constant<int, 1>{});
-  });
+  auto run = [&]<int KW>(std::integral_constant<int, KW> kw) {
+    parallel_chunks(s.n * s.c, grain, [&](int64_t t0, int64_t t1) {
+      int64_t t = t0;
+      for (; t + 3 < t1; t += 4)
+        planes(t, kw, std::integral_constant<int, 4>{});
+      for (; t < t1; ++t)
+        planes(t, kw, std::integral_constant<int, 1>{});
+    });
+  };
+  switch (s.kw) {
+  case 2:
+    return run(std::integral_constant<int, 2>{});
+  case 3:
+    return run(std::integral_constant<int, 3>{});
+  case 5:
+    return run(std::integral_constant<int, 5>{});
+  default:
+    return run(std::integral_constant<int, 0>{});
+  }
 }
 #endif
 

@@ -226,16 +226,26 @@ void conv2d_direct_channels(const P_& p, const Conv2dShape& s,
                                  tile);
     const int64_t channels = std::min<int64_t>(W, M - i * W);
     const int64_t nb = b / s.groups, co0 = b % s.groups * M + i * W;
-    C run[X];
+    alignas(64) C run[X];
     const int64_t rows = std::min<int64_t>(Y, s.h_out - y0);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < channels; ++c) {
-        for (int64_t j = 0; j < count; ++j)
-          run[j] = tile[(r * X + j) * W + c];
-        if constexpr (std::is_same_v<C, float>)
-          store_run_vectors(p.out, Index<4>{nb, co0 + c, y0 + r, x0}, count, run, p.epi);
-        else
+        if (count == X) { // a whole segment: its length known at compile time
+#pragma GCC unroll 16
+          for (int j = 0; j < X; ++j)
+            run[j] = tile[(r * X + j) * W + c];
+        } else {
+          for (int64_t j = 0; j < count; ++j)
+            run[j] = tile[(r * X + j) * W + c];
+        }
+        if constexpr (std::is_same_v<C, float>) {
+          if (count == X)
+            store_run_vectors<X>(p.out, Index<4>{nb, co0 + c, y0 + r, x0}, X, run, p.epi);
+          else
+            store_run_vectors(p.out, Index<4>{nb, co0 + c, y0 + r, x0}, count, run, p.epi);
+        } else {
           store_run(p.out, Index<4>{nb, co0 + c, y0 + r, x0}, count, run, p.epi);
+        }
       }
   });
 }

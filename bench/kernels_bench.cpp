@@ -18,6 +18,7 @@
 #include "kernels/cpu/conv_nhwc.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/pool.h"
+#include "kernels/cpu/pool_nhwc.h"
 #include "kernels/cpu/resample.h"
 #include "kernels/cpu/resize.h"
 
@@ -636,6 +637,35 @@ void BM_MaxPool(benchmark::State& state) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
 }
 BENCHMARK(BM_MaxPool)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// SqueezeNet's first pooling (3x3, stride 2, 96 channels of 29 x 29) with channels-last
+// operands (pool_nhwc.h). Arg: 0 = input and output channels-last, 1 = input channels-last,
+// output NCHW, 2 = input NCHW, output channels-last.
+void BM_MaxPoolNhwc(benchmark::State& state) {
+  k::Pool2dShape s;
+  s.c = 96;
+  s.h = s.w = 29;
+  s.kh = s.kw = 3;
+  s.stride_h = s.stride_w = 2;
+  s.h_out = s.w_out = 14;
+  auto x = random_vector<float>(size_t(s.c * s.h * s.w), 11);
+  std::vector<float> y(static_cast<size_t>(s.c * s.h_out * s.w_out));
+  k::DenseAccessor<float, 4> x_cl(x.data(), {1, s.h, s.w, s.c}),
+      x_nchw(x.data(), {1, s.c, s.h, s.w});
+  k::DenseAccessor<float, 4> y_cl(y.data(), {1, s.h_out, s.w_out, s.c}),
+      y_nchw(y.data(), {1, s.c, s.h_out, s.w_out});
+  for (auto _ : state) {
+    if (state.range(0) == 0)
+      k::max_pool2d_nhwc<true, true>(y_cl, x_cl, s);
+    else if (state.range(0) == 1)
+      k::max_pool2d_nhwc<true, false>(y_nchw, x_cl, s);
+    else
+      k::max_pool2d_nhwc<false, true>(y_cl, x_nchw, s);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
+}
+BENCHMARK(BM_MaxPoolNhwc)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Nearest upsampling by 2 x 2, f32, NCHW. Arg: 0 = YOLO11n's neck at 64 x 64 (256 channels of
 // 2x2), 1 = at 640 x 640 (256 channels of 20x20).

@@ -436,9 +436,31 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
             g.constant_ref(n.inputs[1])}}};
 }
 
+// A max pooling whose input or output lies channels-last (cpu_layouts.h), on
+// kernels/cpu/pool_nhwc.h: each side read or written in its own index order ([n, h, w, c]
+// where held so, else [n, c, h, w]).
+std::vector<KernelCall> channels_last_max_pool(KernelContext& c, const Node& n,
+                                               const PoolWindow& pw) {
+  AccessorEmitter& g = c.g;
+  const bool in_channels_last = g.channels_last(n.inputs[0]);
+  const bool out_channels_last = g.channels_last(c.kernel.outputs[0]);
+  Acc out, x;
+  g.channels_last_index = out_channels_last;
+  out = c.output();
+  g.channels_last_index = in_channels_last;
+  x = g.value(n.inputs[0]);
+  g.channels_last_index = false;
+  return {{"max_pool2d_nhwc",
+           {in_channels_last ? "true" : "false", out_channels_last ? "true" : "false"},
+           {out.init, x.init, pw.text()}}};
+}
+
 std::vector<KernelCall> pool(KernelContext& c, const Node& n) {
   const std::optional<PoolWindow> pw = pool_window(n);
   VTC_CHECK(pw) << n.describe() << ": not a 2-D window";
+  const bool cuda = c.g.dialect().library() == KernelLibrary::cuda;
+  if (!cuda && n.op == "MaxPool" && touches_channels_last(c))
+    return channels_last_max_pool(c, n, *pw);
   std::string in = plane_view(c.g, c.g.value(n.inputs[0])).init,
               out = plane_view(c.g, c.output()).init;
   std::vector<KernelCall> calls;
@@ -448,8 +470,7 @@ std::vector<KernelCall> pool(KernelContext& c, const Node& n) {
     calls = {{"avg_pool2d",
               {},
               {out, in, pw->text(), n.attr_int("count_include_pad", 0) ? "true" : "false"}}};
-  if (c.g.dialect().library() == KernelLibrary::cuda)
-    calls[0].launch = kernels::pool2d_launch(pw->shape());
+  if (cuda) calls[0].launch = kernels::pool2d_launch(pw->shape());
   return calls;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "codegen/kernel_calls.h"
+#include "kernels/cpu/conv_shape.h"
 #include "passes/fusion.h"
 #include "target/channels_last_hold.h"
 
@@ -44,6 +45,12 @@ bool cpu_conv_takes_channels_last(const Kernel& k) {
   return s->kh * s->kw <= kNhwcMaxTaps && rows * cols * s->c_in * 4 <= kNhwcMaxStagedBytes;
 }
 
+bool cpu_pool_takes_channels_last(const Kernel& k) {
+  return k.kind == KernelKind::pool && k.anchor && k.anchor->op == "MaxPool" &&
+         k.impl == KernelImpl::vtc_template && k.nodes.size() == 1 && k.outputs.size() == 1 &&
+         k.anchor->outputs.size() == 1 && k.anchor->inputs[0]->type.rank() == 4 && all_f32(k);
+}
+
 void choose_cpu_channels_last(Program& p) {
   const char* env = std::getenv("VTC_CPU_HOLD_CHANNELS_LAST");
   if (env && std::string(env) == "0") return;
@@ -52,14 +59,22 @@ void choose_cpu_channels_last(Program& p) {
   const char* min_k = std::getenv("VTC_CPU_CHANNELS_LAST_MIN_K");
   const int64_t least_k = min_k && *min_k ? std::atoll(min_k) : kChannelsLastMinK;
   hold_channels_last(p, [&](const StepInfo& s, const Value* v, bool writes) {
-    if (s.kind != StepKind::kernel || !s.kernel || !cpu_conv_takes_channels_last(*s.kernel))
-      return false;
+    if (s.kind != StepKind::kernel || !s.kernel) return false;
     const Kernel& k = *s.kernel;
+    // A max pooling: its output, or its input.
+    if (cpu_pool_takes_channels_last(k))
+      return writes ? k.outputs[0] == v : k.anchor->inputs[0] == v;
+    if (!cpu_conv_takes_channels_last(k)) return false;
     if (v->type.shape[2] * v->type.shape[3] > max_plane) {
       // A larger plane: only between convolutions wider than 1x1 of many multiply-adds a
       // position (1x1 ones run faster on the NCHW GEMM there).
       const std::optional<kernels::Conv2dShape> cs = conv2d_shape(*k.anchor);
       if (cs->groups > 1 || cs->kh * cs->kw == 1 || cs->c_in * cs->kh * cs->kw < least_k)
+        return false;
+      // Its writer must be one that runs the direct kernel in NCHW too (the same tiles; the
+      // engine over padded planes ran a ResNet stem's 32 x 32 output 45.7 us in NCHW, 56.2
+      // on conv2d_nhwc).
+      if (writes && !kernels::direct_conv_channels_fit(*cs) && !kernels::direct_conv_fits(*cs))
         return false;
     }
     // The writer: the kernel's one stored value, through its epilogue.

@@ -18,11 +18,17 @@ namespace vtc {
 // pooling fused at its end.
 bool cpu_conv_takes_channels_last(const Kernel& k);
 
+// Whether kernel k is a max pooling with a channels-last form on cpu (max_pool2d_nhwc): a 2-D
+// f32 MaxPool alone, without its indices output.
+bool cpu_pool_takes_channels_last(const Kernel& k);
+
 // Marks in p.storage.channels_last every physical intermediate 4-D tensor written by exactly
-// one such convolution and read by such convolutions only, as their input or in their
-// epilogue, no mapping reading it, where it pays: planes of at most 16 positions, or larger
-// ones between convolutions wider than 1x1 of at least 64 multiply-adds a position (1x1 and
-// depthwise ones run faster in NCHW there). $VTC_CPU_HOLD_CHANNELS_LAST "0" holds none (to
+// one such convolution or max pooling and read by such kernels only (a convolution's input or
+// an operand of its epilogue, a pooling's input), no mapping reading it, where it pays: planes
+// of at most 16 positions, or larger ones whose convolutions are wider than 1x1 with at least
+// 64 multiply-adds a position (1x1 and depthwise ones run faster in NCHW there; a stem's
+// output read by its max pooling is stored a vector of channels at a time instead of element
+// by element). $VTC_CPU_HOLD_CHANNELS_LAST "0" holds none (to
 // compare); $VTC_CPU_CHANNELS_LAST_PLANE and $VTC_CPU_CHANNELS_LAST_MIN_K set the two limits.
 void choose_cpu_channels_last(Program& p);
 

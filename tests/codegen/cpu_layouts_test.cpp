@@ -3,7 +3,7 @@
 // input or in their epilogue) lies [n, h, w, c] under every strategy, and those convolutions
 // run on the channels-last kernels (kernels/cpu/conv_nhwc.h); a tensor another kind of kernel
 // reads stays NCHW, and on larger planes only tensors between 3x3 convolutions over enough
-// channels are held.
+// channels are held. A max pooling reads and writes held tensors too (kernels/cpu/pool_nhwc.h).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -55,6 +55,28 @@ testing::ModelBuilder conv_chain(int64_t side, bool second_reader) {
   return b;
 }
 
+// x [1, 3, 36, 36] -> Conv 7x7 stride 2 -> s [1, 16, 15, 15] -> MaxPool 3x3 stride 2 -> p
+// [1, 16, 7, 7] -> Conv 3x3 -> y; with `second_reader`, also Abs(p) -> z.
+testing::ModelBuilder stem_and_pool(bool second_reader) {
+  testing::ModelBuilder b;
+  b.input("x", DType::f32, {1, 3, 36, 36});
+  b.initializer("w0", ramp({16, 3, 7, 7}, 0.01f));
+  b.initializer("w1", ramp({16, 16, 3, 3}, 0.005f));
+  onnx::NodeProto& stem = b.node("Conv", {"x", "w0"}, {"s"}, "stem");
+  testing::ModelBuilder::set_ints(stem, "strides", {2, 2});
+  onnx::NodeProto& pool = b.node("MaxPool", {"s"}, {"p"}, "pool");
+  testing::ModelBuilder::set_ints(pool, "kernel_shape", {3, 3});
+  testing::ModelBuilder::set_ints(pool, "strides", {2, 2});
+  onnx::NodeProto& conv = b.node("Conv", {"p", "w1"}, {"y"}, "conv");
+  testing::ModelBuilder::set_ints(conv, "pads", {1, 1, 1, 1});
+  b.output("y");
+  if (second_reader) {
+    b.node("Abs", {"p"}, {"z"}, "abs");
+    b.output("z");
+  }
+  return b;
+}
+
 Lowered lowered(const std::string& bytes, StrategyKind strategy) {
   return testing::lowered(bytes, TargetKind::cpu, strategy);
 }
@@ -79,6 +101,23 @@ TEST(CpuLayouts, TensorsBetweenSmallPlaneConvolutionsLieChannelsLast) {
   // 72 and 144 products a position), not into the depthwise one (a).
   EXPECT_EQ(held(lowered(conv_chain(8, false).bytes(), StrategyKind::greedy).program),
             std::set<std::string>{"c0"});
+}
+
+TEST(CpuLayouts, MaxPoolingReadsAndWritesChannelsLast) {
+  if (std::getenv("VTC_CPU_HOLD_CHANNELS_LAST") || std::getenv("VTC_CPU_CHANNELS_LAST_PLANE") ||
+      std::getenv("VTC_CPU_CHANNELS_LAST_MIN_K"))
+    GTEST_SKIP() << "a channels-last variable is set";
+  for (StrategyKind s : {StrategyKind::none, StrategyKind::greedy}) {
+    const Lowered l = lowered(stem_and_pool(false).bytes(), s);
+    EXPECT_EQ(held(l.program), (std::set<std::string>{"s", "p"})) << strategy_kind_name(s);
+    const std::string source = generate_translation_unit(l.program, CpuTarget().dialect()).source;
+    EXPECT_NE(source.find("max_pool2d_nhwc<true, true>"), std::string::npos);
+  }
+  // p read by an elementwise kernel too: it stays NCHW, the pooling writes it so.
+  const Lowered l = lowered(stem_and_pool(true).bytes(), StrategyKind::greedy);
+  EXPECT_EQ(held(l.program), std::set<std::string>{"s"});
+  const std::string source = generate_translation_unit(l.program, CpuTarget().dialect()).source;
+  EXPECT_NE(source.find("max_pool2d_nhwc<true, false>"), std::string::npos);
 }
 
 } // namespace

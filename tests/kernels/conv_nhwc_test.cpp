@@ -15,32 +15,6 @@
 namespace vtc::kernels::test {
 namespace {
 
-// t [n, c, h, w] as [n, h, w, c].
-Tensor<float, 4> to_nhwc(const Tensor<float, 4>& t) {
-  const Index<4> s = t.shape;
-  Tensor<float, 4> r(Index<4>{s[0], s[2], s[3], s[1]});
-  for (int64_t n = 0; n < s[0]; ++n)
-    for (int64_t c = 0; c < s[1]; ++c)
-      for (int64_t y = 0; y < s[2]; ++y)
-        for (int64_t x = 0; x < s[3]; ++x)
-          r.data[size_t(((n * s[2] + y) * s[3] + x) * s[1] + c)] =
-              t.data[size_t(((n * s[1] + c) * s[2] + y) * s[3] + x)];
-  return r;
-}
-
-// t [n, h, w, c] as [n, c, h, w].
-Tensor<float, 4> to_nchw(const Tensor<float, 4>& t) {
-  const Index<4> s = t.shape;
-  Tensor<float, 4> r(Index<4>{s[0], s[3], s[1], s[2]});
-  for (int64_t n = 0; n < s[0]; ++n)
-    for (int64_t y = 0; y < s[1]; ++y)
-      for (int64_t x = 0; x < s[2]; ++x)
-        for (int64_t c = 0; c < s[3]; ++c)
-          r.data[size_t(((n * s[3] + c) * s[1] + y) * s[2] + x)] =
-              t.data[size_t(((n * s[1] + y) * s[2] + x) * s[3] + c)];
-  return r;
-}
-
 // conv2d_nhwc on case `cc` (its geometry at compile time, as generated code gives it) against
 // conv2d, for every layout of input and output and with and without packed weights.
 template <int64_t... Row> void check_conv(std::mt19937& rng) {

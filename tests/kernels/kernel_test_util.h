@@ -247,4 +247,30 @@ void expect_close(const Tensor<T, R>& out, const std::vector<double>& ref, doubl
   EXPECT_EQ(bad, 0) << what;
 }
 
+// t [n, c, h, w] as [n, h, w, c].
+inline Tensor<float, 4> to_nhwc(const Tensor<float, 4>& t) {
+  const Index<4> s = t.shape;
+  Tensor<float, 4> r(Index<4>{s[0], s[2], s[3], s[1]});
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t c = 0; c < s[1]; ++c)
+      for (int64_t y = 0; y < s[2]; ++y)
+        for (int64_t x = 0; x < s[3]; ++x)
+          r.data[size_t(((n * s[2] + y) * s[3] + x) * s[1] + c)] =
+              t.data[size_t(((n * s[1] + c) * s[2] + y) * s[3] + x)];
+  return r;
+}
+
+// t [n, h, w, c] as [n, c, h, w].
+inline Tensor<float, 4> to_nchw(const Tensor<float, 4>& t) {
+  const Index<4> s = t.shape;
+  Tensor<float, 4> r(Index<4>{s[0], s[3], s[1], s[2]});
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t y = 0; y < s[1]; ++y)
+      for (int64_t x = 0; x < s[2]; ++x)
+        for (int64_t c = 0; c < s[3]; ++c)
+          r.data[size_t(((n * s[3] + c) * s[1] + y) * s[2] + x)] =
+              t.data[size_t(((n * s[1] + y) * s[2] + x) * s[3] + c)];
+  return r;
+}
+
 } // namespace vtc::kernels::test

@@ -510,17 +510,19 @@ void BM_ConvStemSqueeze(benchmark::State& state) {
 BENCHMARK(BM_ConvStemSqueeze)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // SqueezeNet 1.0's stem at 64 x 64: 3 -> 96 channels, 7x7, stride 2, no padding (29 x 29
-// out). Arg: 0 = the channel form over whole output rows (what generated code runs), 1 = the
-// implicit GEMM over padded planes split into stride phases, 2 = output rows over B copied from
-// the input rows, 3 = the direct kernel's position form.
+// out). Arg: 0 = the channel form over whole output rows, 1 = the implicit GEMM over padded
+// planes split into stride phases, 2 = output rows over B copied from the input rows, 3 = the
+// direct kernel's position form, 4-6 = conv2d_nhwc writing channels-last (what generated code
+// runs where the stem's output is held for its max pooling) on tiles of X positions by NV
+// vectors of channels.
 void BM_ConvStemSqueeze10(benchmark::State& state) {
   k::Conv2dShape s;
   s.n = 1, s.c_in = 3, s.h = s.w = 64, s.c_out = 96, s.groups = 1;
   s.kh = s.kw = 7;
   s.stride_h = s.stride_w = 2;
   s.h_out = s.w_out = 29;
-  const char* labels[] = {"channels", "padded planes", "rows",    "direct",
-                          "nhwc 8x3", "nhwc 15x1",     "nhwc 6x4"};
+  const char* labels[] = {"channels",         "padded planes",    "rows",           "direct",
+                          "nhwc out, 15 x 1", "nhwc out, 10 x 2", "nhwc out, 8 x 3"};
   switch (state.range(0)) {
   case 0:
     run_conv<k::ConvKernel::direct_channels, 841, 29>(state, s);
@@ -534,21 +536,32 @@ void BM_ConvStemSqueeze10(benchmark::State& state) {
   case 3:
     run_conv<k::ConvKernel::direct>(state, s);
     break;
-  case 4:
-    run_conv_with(state, s, [](const auto&... a) {
-      k::conv2d_nhwc<8, 1, 3, 3, 189, 2, 2, false, false>(a...);
-    });
+  default: {
+    // conv2d_nhwc writing channels-last (the stem's output held for its max pooling), tiles
+    // of X positions by NV vectors of channels: 4 = 15 x 1, 5 = 10 x 2, 6 = 8 x 3.
+    const int64_t nout = s.c_out * s.h_out * s.w_out;
+    auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
+    auto w = random_vector<float>(size_t(s.c_out * s.c_in * s.kh * s.kw), 9);
+    std::vector<float> y(static_cast<size_t>(nout));
+    k::DenseAccessor<float, 4> xa(x.data(), {1, s.c_in, s.h, s.w});
+    k::DenseAccessor<float, 4> wa(w.data(), {s.c_out, s.c_in, s.kh, s.kw});
+    k::DenseAccessor<float, 4> ya(y.data(), {1, s.h_out, s.w_out, s.c_out});
+    k::ConstantPacks packs;
+    const k::ConstantRef wref{&packs, w.data()};
+    for (auto _ : state) {
+      if (state.range(0) == 4)
+        k::conv2d_nhwc<15, 1, 1, 3, 189, 2, 2, false, true>(ya, xa, wa, s, k::NoEpilogue{}, wref);
+      else if (state.range(0) == 5)
+        k::conv2d_nhwc<10, 1, 2, 3, 189, 2, 2, false, true>(ya, xa, wa, s, k::NoEpilogue{}, wref);
+      else
+        k::conv2d_nhwc<8, 1, 3, 3, 189, 2, 2, false, true>(ya, xa, wa, s, k::NoEpilogue{}, wref);
+      benchmark::DoNotOptimize(y.data());
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(nout * s.c_in * s.kh * s.kw),
+                                                   benchmark::Counter::kIsIterationInvariantRate,
+                                                   benchmark::Counter::kIs1000);
     break;
-  case 5:
-    run_conv_with(state, s, [](const auto&... a) {
-      k::conv2d_nhwc<15, 1, 1, 3, 189, 2, 2, false, false>(a...);
-    });
-    break;
-  default:
-    run_conv_with(state, s, [](const auto&... a) {
-      k::conv2d_nhwc<6, 1, 4, 3, 189, 2, 2, false, false>(a...);
-    });
-    break;
+  }
   }
   state.SetLabel(labels[state.range(0)]);
 }

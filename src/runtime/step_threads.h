@@ -1,12 +1,12 @@
 // How many threads each step of a cpu program runs on. Splitting a step over cores pays for
 // the cache lines its threads then hand each other: its input, written by the previous step
 // partly on another core, and its output, read the same way by the next. Where the cores
-// share a cache that costs a few microseconds and the kernels' own limits decide
-// (kernels/cpu/parallel.h); where they do not (two cores of a virtual machine on different
-// dies: a cache line's round trip between them 390 ns against ~60 ns within a die), a step
-// of a small model ran slower on two threads than on one (a 1.2 MFLOP convolution 12.5 ->
-// 20.5 us, a 1.6 MFLOP 1x1 21.6 -> 50.7 us). A step whose estimated time on one thread is
-// below kSplitRoundTrips round trips between the pool's cores runs on one.
+// share a cache (a cache line's round trip between them ~55 ns) that costs well under a
+// microsecond; where they do not (two cores of a virtual machine on different dies: 390 ns),
+// a step of a small model ran slower on two threads than on one (a 1.2 MFLOP convolution
+// 12.5 -> 20.5 us, a 1.6 MFLOP 1x1 21.6 -> 50.7 us). A step whose estimated time on one
+// thread is below a number of round trips between the pool's cores runs on one: few where the
+// cores share a cache, many where they do not.
 #pragma once
 
 #include <vector>
@@ -16,9 +16,20 @@
 namespace vtc {
 
 // The estimated single-thread time below which a step runs on one thread, in cache-line
-// round trips between two of the pool's cores (break-even measured on the far cores above:
-// 3.6 MFLOP convolutions, ~40 us, equal on one and two threads; 14 MFLOP ones 1.28x faster).
+// round trips between two of the pool's cores. Cores farther apart than kSharedCacheRoundTrip
+// take kSplitRoundTrips (break-even measured on the far cores above: 3.6 MFLOP convolutions,
+// ~40 us, equal on one and two threads; 14 MFLOP ones 1.28x faster); nearer ones
+// kSplitRoundTripsSharedCache (two threads, 55 ns round trips, one run's median, 8 against 128
+// trips: the RetinaNet head dynamo 0.241 -> 0.208 ms, MobileNetV2 dynamo 0.180 -> 0.160,
+// EfficientNet dynamo 0.197 -> 0.168, MobileViT ts 0.209 -> 0.167; 1 trip, every step split:
+// the RetinaNet head 0.264).
 inline constexpr double kSplitRoundTrips = 128;
+inline constexpr double kSplitRoundTripsSharedCache = 8;
+inline constexpr double kSharedCacheRoundTrip = 150e-9;
+
+// The least estimated single-thread time of a step split over cores `round_trip_seconds`
+// apart.
+double least_split_seconds(double round_trip_seconds);
 
 // A step's estimated time on one core (its flops at 100 GFLOP/s and bytes at 10 GB/s: the
 // rates of this project's cpu kernels on small tensors).

@@ -1,7 +1,7 @@
-// Threads per step (runtime/step_threads.h): a step estimated below kSplitRoundTrips round
-// trips between cores runs on one thread, larger ones on the requested count; with no
-// measurable round trip (one core) nothing is held back, and $VTC_SPLIT_ALL_STEPS=1 splits
-// every step.
+// Threads per step (runtime/step_threads.h): a step estimated below a number of round trips
+// between cores (few where they share a cache, many where not) runs on one thread, larger
+// ones on the requested count; with no measurable round trip (one core) nothing is held back,
+// and $VTC_SPLIT_ALL_STEPS=1 splits every step.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -28,8 +28,12 @@ TEST(StepThreads, SmallStepsRunOnOneThreadWhereCoresAreFarApart) {
   const Program p = steps_of({1'200'000, 14'000'000, 0});
   EXPECT_DOUBLE_EQ(estimated_step_seconds(p.steps[0]), 12e-6);
   EXPECT_EQ(step_threads(p, 2, 390e-9), (std::vector<int>{1, 2, 1}));
-  // Cores that share a cache (60 ns): split from 7.7 us on.
+  // Cores that share a cache (60 ns): split from 0.48 us on.
   EXPECT_EQ(step_threads(p, 2, 60e-9), (std::vector<int>{2, 2, 1}));
+  const Program q = steps_of({40'000, 60'000});
+  EXPECT_EQ(step_threads(q, 2, 60e-9), (std::vector<int>{1, 2}));
+  EXPECT_DOUBLE_EQ(least_split_seconds(60e-9), 8 * 60e-9);
+  EXPECT_DOUBLE_EQ(least_split_seconds(390e-9), 128 * 390e-9);
   // One core, or the pool's default count (0) for the large ones.
   EXPECT_EQ(step_threads(p, 0, 0), (std::vector<int>{0, 0, 0}));
   EXPECT_EQ(step_threads(p, 0, 390e-9), (std::vector<int>{1, 0, 1}));

@@ -19,8 +19,8 @@ namespace vtc {
 Executor::Executor(const Program& program, const TranslationUnit& unit, const Target& target,
                    const jit::CompileOptions& compile, int threads)
     : ProgramRunner(program, unit, target, compile), threads_(threads),
-      round_trip_(CpuTaskPool::core_round_trip_seconds()),
-      step_threads_(step_threads(program_, threads, round_trip_)),
+      step_threads_(
+          step_threads(program_, threads, CpuTaskPool::instance().core_round_trip_seconds())),
       buffers_(program_, plan_, compile.sanitize) {
   size_t nbuf = program_.buffers.size();
   pointers_.assign(nbuf + 2, buffers_.empty());
@@ -60,12 +60,6 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
     seen[size_t(id)] = true;
   }
 
-  // The cores' distance measured again now and then (step_threads.h): the plan follows it.
-  const double round_trip = CpuTaskPool::core_round_trip_seconds(kRoundTripMaxAgeSeconds);
-  if (round_trip != round_trip_) {
-    round_trip_ = round_trip;
-    step_threads_ = step_threads(program_, threads_, round_trip_);
-  }
   using clock = std::chrono::steady_clock;
   for (size_t s = 0; s < program_.steps.size(); ++s) {
     CpuTaskPool::set_threads(step_threads_[s]);

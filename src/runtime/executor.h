@@ -32,7 +32,6 @@ public:
 
 private:
   int threads_ = 0;
-  double round_trip_ = 0;         // between the pool's cores, as step_threads_ was planned for
   std::vector<int> step_threads_; // per step: threads_, or 1 (step_threads.h)
   HostBuffers buffers_;
   std::vector<void*> pointers_;    // per buffer: its address during a run; then the status slots

@@ -27,11 +27,6 @@ inline constexpr double kSplitRoundTrips = 128;
 inline constexpr double kSplitRoundTripsSharedCache = 8;
 inline constexpr double kSharedCacheRoundTrip = 150e-9;
 
-// How old a measurement of the round trip may be before a program's next run measures it
-// again and plans its steps anew (the two vCPUs of the host of these figures moved between
-// sharing a cache and not every few minutes; a measurement costs 0.05-0.4 ms).
-inline constexpr double kRoundTripMaxAgeSeconds = 2.0;
-
 // The least estimated single-thread time of a step split over cores `round_trip_seconds`
 // apart.
 double least_split_seconds(double round_trip_seconds);

@@ -56,65 +56,45 @@ CpuTaskPool::CpuTaskPool() {
   };
 }
 
-namespace {
-
-// One measurement of a cache line's round trip between this thread and a new one: batches of
-// hand-offs, the least batch's time a trip; given up after kBudget (the other thread waiting
-// for a core held by another process: then splitting pays least, and the trips so far give a
-// long time a trip).
-double measure_round_trip() {
-  if (std::thread::hardware_concurrency() < 2) return 0.0;
-  constexpr int kBatches = 5, kTrips = 200;
-  constexpr auto kBudget = std::chrono::milliseconds(5);
-  alignas(64) std::atomic<int> flag{0};
-  std::thread other([&] {
-    for (int i = 0;; ++i) {
-      int seen;
-      while ((seen = flag.load(std::memory_order_acquire)) != 2 * i + 1 && seen >= 0)
-        cpu_relax();
-      if (seen < 0) return;
-      flag.store(2 * i + 2, std::memory_order_release);
+double CpuTaskPool::core_round_trip_seconds() {
+  static const double seconds = [] {
+    if (std::thread::hardware_concurrency() < 2) return 0.0;
+    // Batches of hand-offs, the least batch's time a trip; given up after kBudget (the other
+    // thread waiting for a core held by another process: then splitting pays least, and the
+    // trips so far give a long time a trip).
+    constexpr int kBatches = 5, kTrips = 200;
+    constexpr auto kBudget = std::chrono::milliseconds(5);
+    alignas(64) std::atomic<int> flag{0};
+    std::thread other([&] {
+      for (int i = 0;; ++i) {
+        int seen;
+        while ((seen = flag.load(std::memory_order_acquire)) != 2 * i + 1 && seen >= 0)
+          cpu_relax();
+        if (seen < 0) return;
+        flag.store(2 * i + 2, std::memory_order_release);
+      }
+    });
+    const auto begin = std::chrono::steady_clock::now();
+    double best = 1e-3;
+    int trip = 0;
+    for (int b = 0; b < kBatches; ++b) {
+      const auto start = std::chrono::steady_clock::now();
+      int done = 0;
+      for (; done < kTrips; ++done, ++trip) {
+        flag.store(2 * trip + 1, std::memory_order_release);
+        while (flag.load(std::memory_order_acquire) != 2 * trip + 2)
+          cpu_relax();
+        if ((done & 15) == 15 && std::chrono::steady_clock::now() - begin > kBudget) break;
+      }
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      if (done > 0) best = std::min(best, took.count() / done);
+      if (done < kTrips) break;
     }
-  });
-  const auto begin = std::chrono::steady_clock::now();
-  double best = 1e-3;
-  int trip = 0;
-  for (int b = 0; b < kBatches; ++b) {
-    const auto start = std::chrono::steady_clock::now();
-    int done = 0;
-    for (; done < kTrips; ++done, ++trip) {
-      flag.store(2 * trip + 1, std::memory_order_release);
-      while (flag.load(std::memory_order_acquire) != 2 * trip + 2)
-        cpu_relax();
-      if ((done & 15) == 15 && std::chrono::steady_clock::now() - begin > kBudget) break;
-    }
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    if (done > 0) best = std::min(best, took.count() / done);
-    if (done < kTrips) break;
-  }
-  flag.store(-1, std::memory_order_release);
-  other.join();
-  return best;
-}
-
-} // namespace
-
-double CpuTaskPool::core_round_trip_seconds(double max_age_seconds) {
-  struct Measured {
-    std::mutex mutex;
-    double seconds = -1;
-    std::chrono::steady_clock::time_point at;
-  };
-  static Measured measured;
-  std::lock_guard<std::mutex> lock(measured.mutex);
-  const auto now = std::chrono::steady_clock::now();
-  if (measured.seconds < 0 ||
-      (max_age_seconds >= 0 &&
-       std::chrono::duration<double>(now - measured.at).count() > max_age_seconds)) {
-    measured.seconds = measure_round_trip();
-    measured.at = std::chrono::steady_clock::now();
-  }
-  return measured.seconds;
+    flag.store(-1, std::memory_order_release);
+    other.join();
+    return best;
+  }();
+  return seconds;
 }
 
 void CpuTaskPool::set_threads(int threads) {

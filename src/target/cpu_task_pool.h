@@ -45,12 +45,10 @@ public:
   // task(ctx, t) for every t in [0, n), on up to threads() threads.
   void run(int64_t n, void (*task)(void* ctx, int64_t t), void* ctx);
 
-  // The time a cache line takes from one of this process's cores to another and back (the
-  // least of a few batches of hand-offs between two threads, at most 5 ms of them); 0 on one
-  // core. Measured on the first call, and again where the last measurement is older than
-  // `max_age_seconds` (negative: never): a virtual machine's cores may move between dies
-  // while a process runs.
-  static double core_round_trip_seconds(double max_age_seconds = -1);
+  // The time a cache line takes from one of this process's cores to another and back,
+  // measured once (the least of a few batches of hand-offs between two threads); 0 on one
+  // core.
+  static double core_round_trip_seconds();
   // What generated code is bound to.
   const kernels::TaskPoolApi* api() const { return &api_; }
 

@@ -220,8 +220,9 @@ PeerRun finish_peer(std::vector<Peer>& peers, const std::string& engine,
 // taken in turn with each other's and the peers' (so that a spell of load on the host falls on
 // every system alike). Where blocks are taken in turn, each block starts with --warmup untimed
 // runs too (after another system's block, the first runs are slower by a third and more: the
-// caches hold the other's data), and a system's block starts once the threads of the one before
-// have stopped spinning (onnxruntime's spin for about 50 ms after a run, on one of the cores).
+// caches hold the other's data), and a system's block starts once the threads of the others
+// have stopped spinning (onnxruntime's spin for about 50 ms after a run, on one of the cores;
+// OpenVINO's still took a quarter of a core in the second after its block, at vtc's).
 void time_strategies(const std::vector<Measured*>& ms, std::vector<Peer>& peers,
                      const HostTensorMap& inputs, const BenchArgs& args) {
   std::deque<Timing> timings(ms.size());
@@ -236,6 +237,9 @@ void time_strategies(const std::vector<Measured*>& ms, std::vector<Peer>& peers,
   const int blocks = ms.size() + peers.size() > 1 ? args.interleave : 1;
   for (int b = 0; b < blocks; ++b) {
     const int runs = args.repeat * (b + 1) / blocks - args.repeat * b / blocks;
+    // vtc's blocks start once every peer is idle too.
+    for (Peer& peer : peers)
+      if (b > 0) peer.session->wait_until_idle();
     for (size_t j = 0; j < ms.size(); ++j) {
       for (int i = 0; blocks > 1 && b > 0 && i < args.warmup; ++i)
         run_once(*ms[j]->session, timings[j]);

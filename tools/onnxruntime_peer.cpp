@@ -136,16 +136,21 @@ nlohmann::json PeerSession::ask(const std::string& command, const std::string& k
 
 void PeerSession::wait_until_idle(double limit_ms) {
   if (!run_.available) return;
-  // Idle: under a tenth of a core over 5 ms.
+  // Idle: under a tenth of a core in each of kIdleWindows windows of 5 ms in a row (a pool's
+  // threads that spin, sleep and spin again passed one quiet window and then took a core from
+  // the next system's runs).
   constexpr auto kWindow = std::chrono::milliseconds(5);
+  constexpr int kIdleWindows = 4;
   const auto start = std::chrono::steady_clock::now();
   double before = cpu_ms_of(process_->pid());
+  int quiet = 0;
   while (
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() <
       limit_ms) {
     std::this_thread::sleep_for(kWindow);
     const double now = cpu_ms_of(process_->pid());
-    if (now - before < 0.5) return;
+    quiet = now - before < 0.5 ? quiet + 1 : 0;
+    if (quiet == kIdleWindows) return;
     before = now;
   }
 }

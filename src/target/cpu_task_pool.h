@@ -11,7 +11,9 @@
 // scheduled yet (another process holds its core) is simply not waited for: the caller and the
 // workers that did arrive run its share. An OpenMP region's closing barrier waits for such a
 // worker, a scheduler time slice (several ms) for a loop of a few us. Idle workers spin briefly
-// for the next loop (a model's steps follow each other closely), then sleep until woken.
+// for the next loop (a model's steps follow each other closely), then sleep until woken. Where
+// the pool spans every processor the process may use, worker k is pinned to the k-th of them
+// (woken after a pause, an unpinned one at times landed on its waker's core).
 //
 // One loop runs at a time: a loop started while another is running (a second session on
 // another host thread) runs on its own thread. Tasks must not depend on which thread runs them

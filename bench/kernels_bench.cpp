@@ -335,11 +335,13 @@ BENCHMARK_TEMPLATE(BM_DecodeAttention, k::bfloat16)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
-// conv2d over random f32 data of shape `s` with a bias epilogue, the weights packed once as
-// generated code packs constant weights, by the kernel `Kernel` (by_shape: conv2d's choice);
-// reports GFLOP/s and the bytes of input and output.
+// conv(out, in, w, s, epi, wref) over random f32 data of shape `s` with a bias epilogue, the
+// weights packed once as generated code packs constant weights, the output indexed [n, c, h,
+// w] or, where `out_channels_last`, [n, h, w, c]; reports GFLOP/s and the bytes of input and
+// output.
 template <typename Conv>
-void run_conv_with(benchmark::State& state, const k::Conv2dShape& s, const Conv& conv) {
+void run_conv_with(benchmark::State& state, const k::Conv2dShape& s, const Conv& conv,
+                   bool out_channels_last = false) {
   const int64_t cin_g = s.c_in / s.groups, taps = s.kh * s.kw;
   auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
   auto w = random_vector<float>(size_t(s.c_out * cin_g * taps), 9);
@@ -347,7 +349,9 @@ void run_conv_with(benchmark::State& state, const k::Conv2dShape& s, const Conv&
   std::vector<float> y(static_cast<size_t>(s.c_out * s.h_out * s.w_out));
   k::DenseAccessor<float, 4> xa(x.data(), {1, s.c_in, s.h, s.w});
   k::DenseAccessor<float, 4> wa(w.data(), {s.c_out, cin_g, s.kh, s.kw});
-  k::DenseAccessor<float, 4> ya(y.data(), {1, s.c_out, s.h_out, s.w_out});
+  k::DenseAccessor<float, 4> ya(y.data(), out_channels_last
+                                              ? k::Index<4>{1, s.h_out, s.w_out, s.c_out}
+                                              : k::Index<4>{1, s.c_out, s.h_out, s.w_out});
   const auto epi = k::bias_epilogue(k::DenseAccessor<float, 1>(bias.data(), {s.c_out}));
   k::ConstantPacks packs;
   for (auto _ : state) {
@@ -360,6 +364,7 @@ void run_conv_with(benchmark::State& state, const k::Conv2dShape& s, const Conv&
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
 }
 
+// run_conv_with over conv2d by the kernel `Kernel` (by_shape: conv2d's choice).
 template <k::ConvKernel Kernel = k::ConvKernel::by_shape, int64_t Positions = -1,
           int64_t Width = -1>
 void run_conv(benchmark::State& state, const k::Conv2dShape& s) {
@@ -538,28 +543,24 @@ void BM_ConvStemSqueeze10(benchmark::State& state) {
     break;
   default: {
     // conv2d_nhwc writing channels-last (the stem's output held for its max pooling), tiles
-    // of X positions by NV vectors of channels: 4 = 15 x 1, 5 = 10 x 2, 6 = 8 x 3.
-    const int64_t nout = s.c_out * s.h_out * s.w_out;
-    auto x = random_vector<float>(size_t(s.c_in * s.h * s.w), 8);
-    auto w = random_vector<float>(size_t(s.c_out * s.c_in * s.kh * s.kw), 9);
-    std::vector<float> y(static_cast<size_t>(nout));
-    k::DenseAccessor<float, 4> xa(x.data(), {1, s.c_in, s.h, s.w});
-    k::DenseAccessor<float, 4> wa(w.data(), {s.c_out, s.c_in, s.kh, s.kw});
-    k::DenseAccessor<float, 4> ya(y.data(), {1, s.h_out, s.w_out, s.c_out});
-    k::ConstantPacks packs;
-    const k::ConstantRef wref{&packs, w.data()};
-    for (auto _ : state) {
-      if (state.range(0) == 4)
-        k::conv2d_nhwc<15, 1, 1, 3, 189, 2, 2, false, true>(ya, xa, wa, s, k::NoEpilogue{}, wref);
-      else if (state.range(0) == 5)
-        k::conv2d_nhwc<10, 1, 2, 3, 189, 2, 2, false, true>(ya, xa, wa, s, k::NoEpilogue{}, wref);
-      else
-        k::conv2d_nhwc<8, 1, 3, 3, 189, 2, 2, false, true>(ya, xa, wa, s, k::NoEpilogue{}, wref);
-      benchmark::DoNotOptimize(y.data());
-    }
-    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(nout * s.c_in * s.kh * s.kw),
-                                                   benchmark::Counter::kIsIterationInvariantRate,
-                                                   benchmark::Counter::kIs1000);
+    // of X positions by NV vectors of channels: 4 = 15 x 1, 5 = 10 x 2, 6 = 8 x 3; without
+    // the bias (its epilogue indexes channels NCHW).
+    auto nhwc = [&]<int X, int NV>() {
+      run_conv_with(
+          state, s,
+          [](const auto& y, const auto& x, const auto& w, const auto& shape, const auto&,
+             k::ConstantRef wref) {
+            k::conv2d_nhwc<X, 1, NV, 3, 189, 2, 2, false, true>(y, x, w, shape, k::NoEpilogue{},
+                                                                wref);
+          },
+          true);
+    };
+    if (state.range(0) == 4)
+      nhwc.template operator()<15, 1>();
+    else if (state.range(0) == 5)
+      nhwc.template operator()<10, 2>();
+    else
+      nhwc.template operator()<8, 3>();
     break;
   }
   }

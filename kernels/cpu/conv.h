@@ -741,16 +741,8 @@ void conv2d_implicit_gemm(const OutA& out, const InA& in, const WA& w, const Con
     // engine's setup is inlined once per kernel.)
 #if defined(__AVX512F__)
     if constexpr (pointwise && std::is_same_v<C, float> && rows_in_memory<C, InA>) {
-      if (pointwise_direct_fits(s) && run_contiguous<InA>(0, N)) {
-        const auto packed = detail::packed_weights<C, kPointwiseMR>(p, s, wref);
-        const C* a = packed.get();
-        if (!a) {
-          C* buf = scratch<C, 25>(packed_a_size<kPointwiseMR>(1, M, K));
-          pack_a_whole<C, kPointwiseMR>(p, 1, M, K, buf);
-          a = buf;
-        }
-        return conv2d_pointwise_direct(p, s, a);
-      }
+      if (pointwise_direct_fits(s) && run_contiguous<InA>(0, N))
+        return conv2d_pointwise_direct(p, s, detail::packed_weights<C, kPointwiseMR>(p, s, wref));
     }
 #endif
     const auto packed = detail::packed_weights<C, GemmTile<C>::MR>(p, s, wref);

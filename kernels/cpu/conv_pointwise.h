@@ -80,16 +80,19 @@ inline bool pointwise_direct_fits(const Conv2dShape& s) {
 }
 
 // The pointwise convolution of problem `p` (conv.h's ConvProblem: `p.in` indexed [n, c, 1, w]
-// with each channel's row in memory, `p.out` [n, c, 1, w]) on the register tile above; `a` the
-// weights packed whole in panels of kPointwiseMR channels (gemm_core.h's pack_a_whole).
+// with each channel's row in memory, `p.out` [n, c, 1, w]) on the register tile above; the
+// weights in panels of kPointwiseMR channels: the program's packs of constant weights
+// (`constant_a`), others packed on the call (conv_direct.h's direct_weights).
 template <typename P>
-void conv2d_pointwise_direct(const P& p, const Conv2dShape& s, const float* a) {
+void conv2d_pointwise_direct(const P& p, const Conv2dShape& s,
+                             const std::shared_ptr<const float>& constant_a) {
   using V = Vec<float>;
   constexpr int MR = kPointwiseMR, NV = kPointwiseNV, W = V::width, NR = NV * W;
   const int64_t M = s.c_out, K = s.c_in, N = s.w_out;
   if (s.n <= 0 || M <= 0 || N <= 0) return;
   const double flops = 2.0 * double(s.n * M) * double(N) * double(K);
   const SerialScope serial(flops < kDirectConvParallelMinFlops);
+  const float* a = detail::direct_weights<float, MR>(p, s, constant_a);
   const int64_t m_panels = (M + MR - 1) / MR, n_tiles = (N + NR - 1) / NR;
   const float** rows = scratch<const float*, 26>(K);
   for (int64_t nb = 0; nb < s.n; ++nb) {

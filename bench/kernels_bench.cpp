@@ -414,6 +414,31 @@ void BM_Conv(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// run_conv_with over conv2d_winograd on the tile winograd_tile() gives the shape, among those
+// of BM_ConvSmall's shapes (false, the run skipped, where none or the shape does not fit).
+bool run_winograd(benchmark::State& state, const k::Conv2dShape& s) {
+  const k::WinogradTile t = k::winograd_tile(s.h_out, s.w_out, s.c_out);
+  auto run = [&]<int X, int Rows, int Panels>() {
+    if (t.x != X || t.rows != Rows || t.panels != Panels) return false;
+    run_conv_with(state, s, [](const auto&... args) {
+      k::conv2d_winograd<X, Rows, Panels>(args...);
+    });
+    return true;
+  };
+  if (!k::winograd_conv_fits(s)) {
+    state.SkipWithError("not a Winograd shape");
+    return false;
+  }
+  if (run.template operator()<16, 4, 1>() || run.template operator()<4, 2, 2>() ||
+      run.template operator()<7, 1, 2>() || run.template operator()<4, 1, 4>() ||
+      run.template operator()<8, 2, 3>() || run.template operator()<4, 2, 4>() ||
+      run.template operator()<16, 2, 1>() || run.template operator()<8, 1, 2>() ||
+      run.template operator()<16, 1, 1>())
+    return true;
+  state.SkipWithError("no Winograd tile instantiated for the shape");
+  return false;
+}
+
 // Convolutions on small planes (YOLO11n at 64 x 64, rows 0-8; SqueezeNet's 3x3 expand
 // convolutions at 64 x 64 in, rows 9-14; the RetinaNet head's and DeepLabV3's 3x3 ones, rows
 // 15-17; wider planes and a stride of 2 at few channels, rows 18-20; the 7x7 stride-2 stem of
@@ -421,7 +446,8 @@ BENCHMARK(BM_Conv)->DenseRange(0, 9)->Unit(benchmark::kMicrosecond)->UseRealTime
 // rows 22-27): a few microseconds each, where the split of the work
 // over the threads and the fixed costs of a call decide the time. Args: the row of `shapes`
 // (c_in, c_out, input size, filter size, stride); 0 for the kernel conv2d picks by shape, 1 for
-// the direct kernel (conv_direct.h), 2 for its channel-vector form; weights packed once.
+// the direct kernel (conv_direct.h), 2 for its channel-vector form, 3 for the Winograd kernel
+// (conv_winograd.h; 3x3 stride-1 shapes only); weights packed once.
 void BM_ConvSmall(benchmark::State& state) {
   struct Shape {
     int64_t cin, cout, hw, k, stride;
@@ -451,7 +477,9 @@ void BM_ConvSmall(benchmark::State& state) {
     s.w = s.w_out = s.h * s.w;
     s.h = s.h_out = 1;
   }
-  if (state.range(1) == 0 && sh.k == 1)
+  if (state.range(1) == 3) {
+    if (!run_winograd(state, s)) return;
+  } else if (state.range(1) == 0 && sh.k == 1)
     run_conv<k::ConvKernel::pointwise>(state, s); // as generated code runs 1x1 convolutions
   else if (state.range(1) == 0)
     run_conv(state, s);
@@ -459,14 +487,14 @@ void BM_ConvSmall(benchmark::State& state) {
     run_conv<k::ConvKernel::direct>(state, s);
   else
     run_conv<k::ConvKernel::direct_channels>(state, s);
-  const char* kernel[] = {"", "direct ", "channels "};
+  const char* kernel[] = {"", "direct ", "channels ", "winograd "};
   state.SetLabel(std::string(kernel[state.range(1)]) + std::to_string(sh.cin) + "->" +
                  std::to_string(sh.cout) + " " + std::to_string(sh.k) + "x" + std::to_string(sh.k) +
                  " s" + std::to_string(sh.stride) + " on " + std::to_string(sh.hw) + "x" +
                  std::to_string(sh.hw));
 }
 BENCHMARK(BM_ConvSmall)
-    ->ArgsProduct({benchmark::CreateDenseRange(0, 39, 1), {0, 1, 2}})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, 39, 1), {0, 1, 2, 3}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

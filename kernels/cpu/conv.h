@@ -33,6 +33,7 @@
 #include "conv_pointwise.h"
 #include "conv_rows.h"
 #include "conv_shape.h"
+#include "conv_winograd.h"
 #include "depthwise_channels.h"
 #include "depthwise_rows.h"
 #include "gemm_core.h"
@@ -859,6 +860,22 @@ void depthwise_conv2d(const OutA& out, const InA& in, const WA& w, const Conv2dS
     }
     detail::depthwise_planes<C>(out, in, s, epi, filter);
   }
+}
+
+// The Winograd convolution (conv_winograd.h) of a shape winograd_conv_fits() accepts, on the
+// tile winograd_tile() gives it (X tiles of Rows tile rows by Panels vectors of output
+// channels). Constant weights (`wref` given) are transformed once per program.
+template <int X, int Rows, int Panels, Accessor OutA, Accessor InA, Accessor WA,
+          typename Epi = NoEpilogue>
+void conv2d_winograd(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
+                     const Epi& epi = {}, ConstantRef wref = {}) {
+  using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
+                                   std::is_same_v<compute_t<WA>, double>,
+                               double, float>;
+  const detail::ConvProblem<C, OutA, InA, WA, Epi> p{
+      {in, s, s.c_in, 9}, {w, 1, s.c_out, 3, 3}, out, epi};
+  detail::conv2d_winograd<C, X, Rows, Panels>(p, s,
+                                              detail::winograd_filters<C, Panels>(p, s, wref));
 }
 
 // conv2d: the direct kernel for depthwise shapes, the implicit GEMM otherwise (over padded

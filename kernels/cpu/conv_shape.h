@@ -138,6 +138,55 @@ inline bool direct_conv_channels_fit(const Conv2dShape& s) {
   return (s.stride_h == 1 && s.stride_w == 1) || t.x * t.y >= kChannelTileMinStrided;
 }
 
+// The Winograd convolution F(2x2, 3x3) (conv_winograd.h): 3x3 filters at stride 1 without
+// dilation or groups, on output planes of kWinogradMinPositions to kWinogradMaxPositions
+// positions at most kWinogradMaxWidth wide, with at least kWinogradMinChannels input channels,
+// output channels a multiple of 16 and at least kWinogradMinOutputs outputs. Each 2 x 2 block
+// of outputs is 16 products of transformed values a channel pair instead of 36, at the cost of
+// transforming every input tile and output block. Measured on one core of an AVX-512 host,
+// f32 (bench/kernels_bench BM_ConvSmall, the kernel by shape then Winograd): 16 -> 64 on
+// 14 x 14 42.9 -> 30.1 us, 32 -> 128 on 14 x 14 149 -> 88.0, on 7 x 7 41.1 -> 36.1, 48 -> 192
+// on 7 x 7 86.1 -> 70.3, 64 -> 256 on 7 x 7 148 -> 110, 16 -> 16 on 16 x 16 15.1 -> 10.3,
+// 32 -> 64 on 16 x 16 96.9 -> 58.3, on 32 x 32 57.1 -> 51.6; not taken: 64 -> 256 on 3 x 3
+// 31.9 -> 36.9 (16 x 16 products computed for 9 x 9), 32 -> 32 on 4 x 4 4.79 -> 5.75, 32 ->
+// 16 on 8 x 8 8.82 -> 13.3 (the transforms outweigh the products saved on few outputs).
+inline constexpr int64_t kWinogradMinPositions = 36, kWinogradMaxPositions = 1024;
+inline constexpr int64_t kWinogradMaxWidth = 48, kWinogradMinChannels = 16;
+inline constexpr int64_t kWinogradMinOutputs = 4096;
+inline bool winograd_conv_fits(const Conv2dShape& s) {
+  const int64_t positions = s.h_out * s.w_out;
+  return s.kh == 3 && s.kw == 3 && s.stride_h == 1 && s.stride_w == 1 && s.dil_h == 1 &&
+         s.dil_w == 1 && s.groups == 1 && s.c_in >= kWinogradMinChannels && s.c_out >= 16 &&
+         s.c_out % 16 == 0 && s.h_out >= 2 && s.w_out >= 2 && s.w_out <= kWinogradMaxWidth &&
+         positions >= kWinogradMinPositions && positions <= kWinogradMaxPositions &&
+         s.c_out * positions >= kWinogradMinOutputs;
+}
+
+// The register tile of the Winograd products: `x` tiles (whole rows of 2 x 2 output blocks:
+// `rows` of them) by `panels` vectors of 16 output channels, at most kWinogradAccumulators
+// accumulators. Of the tiles whose row count divides the plane's, the one of most
+// accumulators, then of most tiles: each transformed filter vector, loaded for every tile of
+// the task, is the larger stream (64 -> 256 on 7 x 7: 1 MB of them; 16 tiles by 1 panel 110
+// us, 4 tiles by 4 panels 136 us). `panels` divides the output's.
+inline constexpr int kWinogradAccumulators = 24;
+struct WinogradTile {
+  int x = 1, rows = 1, panels = 1;
+};
+constexpr WinogradTile winograd_tile(int64_t h_out, int64_t w_out, int64_t c_out) {
+  const int64_t tw = (w_out + 1) / 2, th = (h_out + 1) / 2, vectors = (c_out + 15) / 16;
+  WinogradTile best{int(tw), 1, 1};
+  for (int64_t r = 1; r <= th && r * tw <= kWinogradAccumulators; ++r) {
+    if (th % r) continue;
+    for (int64_t np = 1; np <= 4 && np * r * tw <= kWinogradAccumulators; ++np) {
+      if (vectors % np) continue;
+      const int64_t acc = np * r * tw, best_acc = int64_t(best.panels) * best.x;
+      if (acc > best_acc || (acc == best_acc && r * tw > best.x))
+        best = {int(r * tw), int(r), int(np)};
+    }
+  }
+  return best;
+}
+
 // The most values per output (cin_g * kh * kw) the row kernel (conv_rows.h) takes: its B
 // panels of an output row stay in L1, and its gathers pay off where the padded-plane kernel
 // would stage many phase values per multiply-add.

@@ -33,6 +33,7 @@ template <> struct Vec<float> {
   void store(float* p) const { _mm512_storeu_ps(p, v); }
   friend Vec fma(Vec a, Vec b, Vec c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
   friend Vec operator+(Vec a, Vec b) { return {_mm512_add_ps(a.v, b.v)}; }
+  friend Vec operator-(Vec a, Vec b) { return {_mm512_sub_ps(a.v, b.v)}; }
   // vmath.h's max_nan: x where x > m or x is NaN. Where x is a number, max(x, m) is x > m ? x :
   // m (m too where m is NaN); where x is NaN the lane keeps x. One instruction on the chain
   // through m (a compare and a blend before: a max pool's taps waited on their latency).
@@ -51,6 +52,7 @@ template <> struct Vec<double> {
   void store(double* p) const { _mm512_storeu_pd(p, v); }
   friend Vec fma(Vec a, Vec b, Vec c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)}; }
   friend Vec operator+(Vec a, Vec b) { return {_mm512_add_pd(a.v, b.v)}; }
+  friend Vec operator-(Vec a, Vec b) { return {_mm512_sub_pd(a.v, b.v)}; }
   friend Vec max_nan(Vec m, Vec x) { // as Vec<float>'s
     return {_mm512_mask_max_pd(x.v, _mm512_cmp_pd_mask(x.v, x.v, _CMP_ORD_Q), x.v, m.v)};
   }
@@ -227,6 +229,7 @@ template <> struct Vec<float> {
   void store(float* p) const { _mm256_storeu_ps(p, v); }
   friend Vec fma(Vec a, Vec b, Vec c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
   friend Vec operator+(Vec a, Vec b) { return {_mm256_add_ps(a.v, b.v)}; }
+  friend Vec operator-(Vec a, Vec b) { return {_mm256_sub_ps(a.v, b.v)}; }
   friend Vec max_nan(Vec m, Vec x) {
     const __m256 take =
         _mm256_or_ps(_mm256_cmp_ps(x.v, m.v, _CMP_GT_OQ), _mm256_cmp_ps(x.v, x.v, _CMP_UNORD_Q));
@@ -243,6 +246,7 @@ template <> struct Vec<double> {
   void store(double* p) const { _mm256_storeu_pd(p, v); }
   friend Vec fma(Vec a, Vec b, Vec c) { return {_mm256_fmadd_pd(a.v, b.v, c.v)}; }
   friend Vec operator+(Vec a, Vec b) { return {_mm256_add_pd(a.v, b.v)}; }
+  friend Vec operator-(Vec a, Vec b) { return {_mm256_sub_pd(a.v, b.v)}; }
   friend Vec max_nan(Vec m, Vec x) {
     const __m256d take =
         _mm256_or_pd(_mm256_cmp_pd(x.v, m.v, _CMP_GT_OQ), _mm256_cmp_pd(x.v, x.v, _CMP_UNORD_Q));
@@ -279,6 +283,7 @@ template <> struct Vec<float> {
   void store(float* p) const { *p = v; }
   friend Vec fma(Vec a, Vec b, Vec c) { return {std::fma(a.v, b.v, c.v)}; }
   friend Vec operator+(Vec a, Vec b) { return {a.v + b.v}; }
+  friend Vec operator-(Vec a, Vec b) { return {a.v - b.v}; }
   friend Vec max_nan(Vec m, Vec x) { return (x.v > m.v || x.v != x.v) ? x : m; }
   friend Vec max_ordered(Vec m, Vec x) { return x.v > m.v ? x : m; }
 };
@@ -291,6 +296,7 @@ template <> struct Vec<double> {
   void store(double* p) const { *p = v; }
   friend Vec fma(Vec a, Vec b, Vec c) { return {std::fma(a.v, b.v, c.v)}; }
   friend Vec operator+(Vec a, Vec b) { return {a.v + b.v}; }
+  friend Vec operator-(Vec a, Vec b) { return {a.v - b.v}; }
   friend Vec max_nan(Vec m, Vec x) { return (x.v > m.v || x.v != x.v) ? x : m; }
   friend Vec max_ordered(Vec m, Vec x) { return x.v > m.v ? x : m; }
 };

@@ -64,6 +64,11 @@ bool window_supported(const Kernel& k); // Conv, MaxPool, AveragePool, global po
 // A 1-D or 2-D Conv's shape over [n, c, h, w] planes (a 1-D one's height 1, its planes not
 // flattened); nullopt for other ranks.
 std::optional<kernels::Conv2dShape> conv2d_shape(const Node& conv);
+// Whether the cpu target runs Conv `conv` of shape `s` on the Winograd kernel
+// (kernels/cpu/conv_winograd.h): f32 operands and a shape conv_shape.h's winograd_conv_fits()
+// takes; $VTC_CPU_WINOGRAD "0" never (to compare). A shape rule alone, so that every strategy
+// and layout runs the same kernel and gets the same bits.
+bool cpu_conv_runs_winograd(const Node& conv, const kernels::Conv2dShape& s);
 std::vector<KernelCall> window_calls(KernelContext& c);
 bool row_supported(const Kernel& k); // Softmax, LogSoftmax, LayerNormalization, Reduce*
 std::vector<KernelCall> row_calls(KernelContext& c);

@@ -226,6 +226,14 @@ std::optional<kernels::Conv2dShape> conv2d_shape(const Node& n) {
       st[0], st[1], dil[0], dil[1], pads[0], pads[1]};
 }
 
+bool cpu_conv_runs_winograd(const Node& conv, const kernels::Conv2dShape& s) {
+  const char* env = std::getenv("VTC_CPU_WINOGRAD");
+  if (env && std::string(env) == "0") return false;
+  for (const Value* v : conv.inputs)
+    if (v && v->type.dtype != DType::f32) return false;
+  return conv.outputs[0]->type.dtype == DType::f32 && kernels::winograd_conv_fits(s);
+}
+
 namespace {
 
 // The buffer the library may write a convolution's raw product to instead of the scratch: the
@@ -415,6 +423,13 @@ std::vector<KernelCall> conv(KernelContext& c, const Node& n) {
   const Acc x = operand(n.inputs[0], {cs.n, cs.c_in, cs.h, cs.w});
   const Acc weights = operand(n.inputs[1], {cs.c_out, cs.c_in / groups, cs.kh, cs.kw});
   if (cuda) return cuda_conv(c, n, cs, out, x, weights);
+  if (cpu_conv_runs_winograd(n, cs)) {
+    const kernels::WinogradTile t = kernels::winograd_tile(cs.h_out, cs.w_out, cs.c_out);
+    return {{"conv2d_winograd",
+             {std::to_string(t.x), std::to_string(t.rows), std::to_string(t.panels)},
+             {out.init, x.init, weights.init, conv_shape_text(cs), "NoEpilogue{}",
+              g.constant_ref(n.inputs[1])}}};
+  }
   const std::string planes = std::to_string(ho * wo);
   const std::vector<std::string> kernel =
       sx[1] / groups == 1 && groups > 1

@@ -38,7 +38,7 @@ bool cpu_conv_takes_channels_last(const Kernel& k) {
     return false;
   if (k.anchor->inputs[0]->type.rank() != 4 || !all_f32(k)) return false;
   const std::optional<kernels::Conv2dShape> s = conv2d_shape(*k.anchor);
-  if (!s) return false;
+  if (!s || cpu_conv_runs_winograd(*k.anchor, *s)) return false; // NCHW only, its own bits
   if (s->groups > 1) return s->c_in == s->groups && s->c_out == s->groups;
   const int64_t rows = (s->h_out - 1) * s->stride_h + (s->kh - 1) * s->dil_h + 1;
   const int64_t cols = (s->w_out - 1) * s->stride_w + (s->kw - 1) * s->dil_w + 1;

@@ -15,7 +15,8 @@ namespace vtc {
 
 // Whether conv kernel k has a channels-last form on cpu (conv2d_nhwc, depthwise_nhwc): a 2-D
 // f32 convolution, groups 1 or depthwise (one output channel an input channel), no max
-// pooling fused at its end.
+// pooling fused at its end, not one that runs the Winograd kernel (its bits are its own: the
+// same kernel must run under every layout).
 bool cpu_conv_takes_channels_last(const Kernel& k);
 
 // Whether kernel k is a max pooling with a channels-last form on cpu (max_pool2d_nhwc): a 2-D

@@ -468,6 +468,11 @@ TEST(PoolTest, MatchesReferenceAndIsAccessorInvariant) {
       {1, 4, 7, 7, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, false},
       {2, 3, 12, 32, 3, 5, 1, 2, 2, 1, 1, 2, 1, 2, false},
       {1, 2, 9, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false},
+      // More channels than the row kernel interleaves at once: two images, ceil mode,
+      // padding and dilation.
+      {2, 20, 7, 7, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, true},
+      {1, 33, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true},
+      {1, 17, 9, 6, 3, 2, 1, 2, 2, 1, 2, 1, 1, 1, false},
   };
   for (const auto& c : cases) {
     check_pool<float>(rng, c);

@@ -872,7 +872,9 @@ void conv2d_winograd(const OutA& out, const InA& in, const WA& w, const Conv2dSh
   using C = std::conditional_t<std::is_same_v<compute_t<InA>, double> ||
                                    std::is_same_v<compute_t<WA>, double>,
                                double, float>;
-  const detail::ConvProblem<C, OutA, InA, WA, Epi> p{
+  // The problem's B loaders are not used (the kernel stages its own rows): `Pointwise` spares
+  // computing the stride phases they would cut B rows from.
+  const detail::ConvProblem<C, OutA, InA, WA, Epi, true> p{
       {in, s, s.c_in, 9}, {w, 1, s.c_out, 3, 3}, out, epi};
   detail::conv2d_winograd<C, X, Rows, Panels>(p, s,
                                               detail::winograd_filters<C, Panels>(p, s, wref));

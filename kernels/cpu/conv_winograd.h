@@ -42,8 +42,6 @@ namespace vtc::kernels {
 
 // Winograd convolutions of fewer multiply-adds (the products') run on the calling thread.
 inline constexpr double kWinogradParallelMinFlops = 1e5;
-// A band's input transform, in units of one block's products over it (its split over threads).
-inline constexpr double kWinogradTransformWeight = 0.25;
 
 namespace detail {
 
@@ -379,15 +377,18 @@ void conv2d_winograd(const P& p, const Conv2dShape& s, const std::shared_ptr<con
   // and runs a range of channel blocks over it: the transformed values are written and read
   // by one core (written by one and read by the other, they cost more in coherence traffic
   // than their arithmetic at two threads). The blocks are split into as many ranges as give
-  // the threads the least work each, a band's transform counted as kWinogradTransformWeight
-  // of a block's products (7 bands of 4 blocks on two threads: 2 ranges, 7 tasks of 2.25
-  // each, where whole bands gave one thread 4 of 4.25).
+  // the threads the least work each, a band's transform weighed against a block's products
+  // by their instructions: per input channel about 14 a padded row (2 Rows + 2 of them) and
+  // 48 a tile row, against 16 X Panels multiply-adds (7 bands of 4 blocks of 7 x 2 on two
+  // threads: 2 ranges, 7 tasks of 2.46 each, where whole bands gave one thread 4 of 4.46).
   const int64_t units = s.n * bands, threads = max_threads();
+  const double transform = double((2 * Rows + 2) * 14 + Rows * 48) *
+                           double((plan.tw + W - 1) / W) / double(16 * X * Panels);
   int64_t ranges = 1;
   double least = 0;
   for (int64_t r = 1; r <= blocks; ++r) {
     const int64_t rounds = (units * r + threads - 1) / threads;
-    const double span = double(rounds) * (kWinogradTransformWeight + double(blocks) / double(r));
+    const double span = double(rounds) * (transform + double(blocks) / double(r));
     if (r == 1 || span < least) ranges = r, least = span;
   }
   const int64_t xi_stride = cin * plan.row;

@@ -69,6 +69,37 @@ inline void pointwise_tile(const float* __restrict a, const float* const* rows, 
       acc[r][v].store(tile + (r * NV + v) * W);
 }
 
+// The last few positions of a plane (Len of them, after the whole tiles): acc[q] (a vector of
+// the panel's kPointwiseMR channels, half a register) = sum over k of a[k * MR ..] * rows[k][n0
+// + q], each input value broadcast; stored to tile[r * 16 + q]. A masked tile of one vector
+// would compute 16 lanes for Len (a 7 x 7 plane's last position: a quarter of its products).
+template <int Len>
+inline void pointwise_tail(const float* __restrict a, const float* const* rows, int64_t n0,
+                           int64_t K, float* __restrict tile) {
+  static_assert(kPointwiseMR == 8);
+  __m256 acc[Len];
+#pragma GCC unroll 4
+  for (int q = 0; q < Len; ++q)
+    acc[q] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < K; ++k, a += kPointwiseMR) {
+    const __m256 w = _mm256_loadu_ps(a);
+    const float* row = rows[k] + n0;
+#pragma GCC unroll 4
+    for (int q = 0; q < Len; ++q)
+      acc[q] = _mm256_fmadd_ps(w, _mm256_broadcast_ss(row + q), acc[q]);
+  }
+  alignas(32) float lanes[kPointwiseMR];
+#pragma GCC unroll 4
+  for (int q = 0; q < Len; ++q) {
+    _mm256_store_ps(lanes, acc[q]);
+    for (int r = 0; r < kPointwiseMR; ++r)
+      tile[r * 16 + q] = lanes[r];
+  }
+}
+
+// Positions a plane's last tile may have for pointwise_tail.
+inline constexpr int64_t kPointwiseTailMax = 4;
+
 } // namespace detail
 
 // Can conv2d_pointwise_direct run this shape? A product per image (window_shapes.h's
@@ -106,7 +137,16 @@ void conv2d_pointwise_direct(const P& p, const Conv2dShape& s,
       const __mmask16 last = lane_range(0, len - (vectors - 1) * W);
       alignas(64) float tile[MR * NR];
       const float* panel = a + i * K * MR;
-      if (vectors == 3)
+      if (len <= detail::kPointwiseTailMax && n0 > 0) { // a whole tile's remainder
+        if (len == 1)
+          detail::pointwise_tail<1>(panel, rows, n0, K, tile);
+        else if (len == 2)
+          detail::pointwise_tail<2>(panel, rows, n0, K, tile);
+        else if (len == 3)
+          detail::pointwise_tail<3>(panel, rows, n0, K, tile);
+        else
+          detail::pointwise_tail<4>(panel, rows, n0, K, tile);
+      } else if (vectors == 3)
         detail::pointwise_tile<3>(panel, rows, n0, K, last, tile);
       else if (vectors == 2)
         detail::pointwise_tile<2>(panel, rows, n0, K, last, tile);

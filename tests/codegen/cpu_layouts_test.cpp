@@ -4,8 +4,10 @@
 // run on the channels-last kernels (kernels/cpu/conv_nhwc.h); a tensor another kind of kernel
 // reads stays NCHW, and on larger planes only tensors between 3x3 convolutions over enough
 // channels are held. A max pooling reads and writes held tensors too (kernels/cpu/pool_nhwc.h).
+// Convolutions on the Winograd kernel keep their tensors NCHW.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <memory>
 #include <set>
@@ -77,6 +79,22 @@ testing::ModelBuilder stem_and_pool(bool second_reader) {
   return b;
 }
 
+// x [1, 16, 8, 8] -> Conv 3x3 16 -> 64 -> c0 -> Conv 3x3 64 -> 64 -> y: shapes the Winograd
+// kernel takes (kernels/cpu/conv_shape.h's winograd_conv_fits).
+testing::ModelBuilder winograd_pair() {
+  testing::ModelBuilder b;
+  b.input("x", DType::f32, {1, 16, 8, 8});
+  b.initializer("w0", ramp({64, 16, 3, 3}, 0.01f));
+  b.initializer("w1", ramp({64, 64, 3, 3}, 0.005f));
+  for (auto [in, w, out, name] : {std::array<const char*, 4>{"x", "w0", "c0", "conv0"},
+                                  std::array<const char*, 4>{"c0", "w1", "y", "conv1"}}) {
+    onnx::NodeProto& n = b.node("Conv", {in, w}, {out}, name);
+    testing::ModelBuilder::set_ints(n, "pads", {1, 1, 1, 1});
+  }
+  b.output("y");
+  return b;
+}
+
 Lowered lowered(const std::string& bytes, StrategyKind strategy) {
   return testing::lowered(bytes, TargetKind::cpu, strategy);
 }
@@ -118,6 +136,30 @@ TEST(CpuLayouts, MaxPoolingReadsAndWritesChannelsLast) {
   EXPECT_EQ(held(l.program), std::set<std::string>{"s"});
   const std::string source = generate_translation_unit(l.program, CpuTarget().dialect()).source;
   EXPECT_NE(source.find("max_pool2d_nhwc<true, false>"), std::string::npos);
+}
+
+// Convolutions that run the Winograd kernel (its bits its own) hold none of their tensors
+// channels-last, under every strategy, so that every strategy runs the same kernel; with the
+// kernel off ($VTC_CPU_WINOGRAD=0) the tensor between them is held as for any 3x3 pair.
+TEST(CpuLayouts, WinogradConvolutionsKeepTheirTensorsNchw) {
+  if (std::getenv("VTC_CPU_HOLD_CHANNELS_LAST") || std::getenv("VTC_CPU_CHANNELS_LAST_PLANE") ||
+      std::getenv("VTC_CPU_CHANNELS_LAST_MIN_K") || std::getenv("VTC_CPU_WINOGRAD"))
+    GTEST_SKIP() << "a channels-last or Winograd variable is set";
+  for (StrategyKind s : {StrategyKind::none, StrategyKind::greedy}) {
+    const Lowered l = lowered(winograd_pair().bytes(), s);
+    EXPECT_TRUE(held(l.program).empty()) << strategy_kind_name(s);
+    const std::string source = generate_translation_unit(l.program, CpuTarget().dialect()).source;
+    const std::string call = "conv2d_winograd<16, 4, 1>";
+    const size_t first = source.find(call);
+    ASSERT_NE(first, std::string::npos) << strategy_kind_name(s);
+    EXPECT_NE(source.find(call, first + 1), std::string::npos) << strategy_kind_name(s);
+  }
+  setenv("VTC_CPU_WINOGRAD", "0", 1);
+  const Lowered off = lowered(winograd_pair().bytes(), StrategyKind::greedy);
+  const std::string source = generate_translation_unit(off.program, CpuTarget().dialect()).source;
+  unsetenv("VTC_CPU_WINOGRAD");
+  EXPECT_EQ(held(off.program), std::set<std::string>{"c0"});
+  EXPECT_EQ(source.find("conv2d_winograd"), std::string::npos);
 }
 
 } // namespace

@@ -104,6 +104,87 @@ double CpuTaskPool::core_round_trip_seconds() {
   return seconds;
 }
 
+namespace {
+
+// Hand-offs between the pool's caller (task 0) and its first worker (task 1): the worker
+// answers each odd value of `flag` with the next even one; the caller counts trips in
+// batches and keeps the least batch's time a trip. Either side gives up when the other has
+// not arrived within the budget (flag -1: the worker's task, run later or by the caller,
+// returns at once).
+struct HandOffs {
+  alignas(64) std::atomic<int> flag{0};
+  double best = 0;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+void hand_offs(void* ctx, int64_t t) {
+  HandOffs& h = *static_cast<HandOffs*>(ctx);
+  if (t == 1) {
+    int expected = 0;
+    if (!h.flag.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
+    for (int i = 1;; ++i) {
+      int seen;
+      while ((seen = h.flag.load(std::memory_order_acquire)) != 2 * i && seen >= 0)
+        cpu_relax();
+      if (seen < 0) return;
+      h.flag.store(2 * i + 1, std::memory_order_release);
+    }
+  }
+  while (h.flag.load(std::memory_order_acquire) != 1) {
+    if (std::chrono::steady_clock::now() > h.deadline) {
+      int expected = 0;
+      if (h.flag.compare_exchange_strong(expected, -1, std::memory_order_acq_rel)) return;
+    }
+    cpu_relax();
+  }
+  constexpr int kBatches = 5, kTrips = 64;
+  int trip = 1;
+  for (int b = 0; b < kBatches && std::chrono::steady_clock::now() < h.deadline; ++b) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int done = 0; done < kTrips; ++done, ++trip) {
+      h.flag.store(2 * trip, std::memory_order_release);
+      while (h.flag.load(std::memory_order_acquire) != 2 * trip + 1)
+        cpu_relax();
+    }
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    const double each = took.count() / kTrips;
+    if (h.best == 0 || each < h.best) h.best = each;
+  }
+  h.flag.store(-1, std::memory_order_release);
+}
+
+} // namespace
+
+bool CpuTaskPool::remeasure_round_trip(double above, double interval) {
+  double least = least_round_trip_.load();
+  if (least < 0) least = core_round_trip_seconds();
+  if (least <= above || threads() < 2) {
+    least_round_trip_.store(least);
+    return false;
+  }
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  if (double(now - last_remeasure_ns_.load()) < interval * 1e9) return false;
+  std::unique_lock<std::mutex> lock(remeasure_mutex_, std::try_to_lock);
+  if (!lock) return false;
+  last_remeasure_ns_.store(now);
+  HandOffs h;
+  h.deadline = std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(kRemeasureBudget));
+  const int before = requested_threads;
+  requested_threads = 2;
+  run(2, hand_offs, &h);
+  requested_threads = before;
+  if (h.best <= 0 || h.best >= least) {
+    least_round_trip_.store(least);
+    return false;
+  }
+  least_round_trip_.store(h.best);
+  return true;
+}
+
 void CpuTaskPool::set_threads(int threads) {
   requested_threads = threads > 0 ? threads : 0;
 }

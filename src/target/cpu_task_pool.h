@@ -51,6 +51,17 @@ public:
   // measured once (the least of a few batches of hand-offs between two threads); 0 on one
   // core.
   static double core_round_trip_seconds();
+  // The least round trip measured so far: core_round_trip_seconds(), then any lower one that
+  // remeasure_round_trip() found. A measurement is only ever too long (the other thread
+  // waiting for a core another process holds, or sharing one with the measuring thread), so
+  // the least is the machine's.
+  double least_round_trip_seconds() const { return least_round_trip_.load(); }
+  // Measures the round trip again, between the calling thread and the pool's first worker
+  // (the pair that runs a split step), where the least so far is over `above` seconds and
+  // `interval` seconds have passed since the last try: true when it came out lower. At most
+  // kRemeasureBudget of the caller's time; nothing where the caller may use one thread.
+  bool remeasure_round_trip(double above, double interval);
+  static constexpr double kRemeasureBudget = 0.5e-3;
   // What generated code is bound to.
   const kernels::TaskPoolApi* api() const { return &api_; }
 
@@ -93,6 +104,9 @@ private:
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
   std::mutex error_mutex_;
+  std::atomic<double> least_round_trip_{-1};
+  std::atomic<int64_t> last_remeasure_ns_{0};
+  std::mutex remeasure_mutex_;
 };
 
 } // namespace vtc

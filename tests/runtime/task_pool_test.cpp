@@ -1,5 +1,6 @@
 // The task pool generated cpu code runs on (src/target/cpu_task_pool.h): every task runs once,
-// a loop whose workers do not come is finished by its caller, nested loops run serially, a
+// a loop whose workers do not come is finished by its caller, the cores' round trip measured
+// again only ever lowers the least, nested loops run serially, a
 // task's exception reaches the caller, and concurrent callers each finish; kernels/cpu/
 // parallel.h's loops go through the pool once it is bound.
 #include <gtest/gtest.h>
@@ -68,6 +69,37 @@ TEST(TaskPoolTest, ALoopWhoseWorkersDoNotComeIsFinishedByItsCaller) {
   for (int round = 0; round < 20 && shared.ids.size() < 2; ++round)
     pool.run(40, &Threads::task, &shared);
   EXPECT_EQ(shared.ids.size(), 2u);
+  CpuTaskPool::set_threads(0);
+}
+
+// Measuring the cores' round trip again through the pool's own worker: never raises the
+// least measured, gives up within its budget where the worker does not come (its cores taken),
+// and measures nothing on one thread or before the interval has passed.
+TEST(TaskPoolTest, RoundTripRemeasuredOnlyEverLowersTheLeast) {
+  CpuTaskPool& pool = CpuTaskPool::instance();
+  CpuTaskPool::set_threads(2);
+  const double first = CpuTaskPool::core_round_trip_seconds();
+  pool.hold_workers(true);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(pool.remeasure_round_trip(0, 0));
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  pool.hold_workers(false);
+  EXPECT_LT(ms, 100.0);
+  EXPECT_EQ(pool.least_round_trip_seconds(), first);
+  for (int round = 0; round < 5; ++round) {
+    const double before = pool.least_round_trip_seconds();
+    const bool lower = pool.remeasure_round_trip(0, 0);
+    const double after = pool.least_round_trip_seconds();
+    EXPECT_GT(after, 0);
+    EXPECT_EQ(lower, after < before);
+    EXPECT_LE(after, before);
+  }
+  // An interval not yet passed, a least already under the bound, one thread: no measurement.
+  EXPECT_FALSE(pool.remeasure_round_trip(0, 1e9));
+  EXPECT_FALSE(pool.remeasure_round_trip(1.0, 0));
+  CpuTaskPool::set_threads(1);
+  EXPECT_FALSE(pool.remeasure_round_trip(0, 0));
   CpuTaskPool::set_threads(0);
 }
 

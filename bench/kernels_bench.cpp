@@ -420,9 +420,8 @@ bool run_winograd(benchmark::State& state, const k::Conv2dShape& s) {
   const k::WinogradTile t = k::winograd_tile(s.h_out, s.w_out, s.c_out);
   auto run = [&]<int X, int Rows, int Panels>() {
     if (t.x != X || t.rows != Rows || t.panels != Panels) return false;
-    run_conv_with(state, s, [](const auto&... args) {
-      k::conv2d_winograd<X, Rows, Panels>(args...);
-    });
+    run_conv_with(state, s,
+                  [](const auto&... args) { k::conv2d_winograd<X, Rows, Panels>(args...); });
     return true;
   };
   if (!k::winograd_conv_fits(s)) {

@@ -32,6 +32,9 @@ inline constexpr int kPointwiseMR = 8, kPointwiseNV = 3;
 // the engine, whose B panels stay in L1 across its row tiles (here a tile's input columns are
 // re-read from L2 by every group of 8 channels).
 inline constexpr int64_t kPointwiseDirectMaxPositions = 4096;
+// Planes smaller than a vector take it for at most this many output channels (more go to the
+// transposed GEMM, vectors over channels).
+inline constexpr int64_t kPointwiseDirectMaxChannels = 32;
 
 namespace detail {
 

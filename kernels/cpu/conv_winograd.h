@@ -105,8 +105,8 @@ void winograd_pack_filters(const P& p, const Conv2dShape& s, C* dst) {
 // a row are vectors over tx; the last vector of a row spills past it into the next row's
 // tiles, which are written after it (and past the last row into the row's slack).
 template <typename C>
-inline void winograd_input_rows(const C* cols, int64_t ep, int64_t chunks, int64_t th,
-                                int64_t tw, C* v, int64_t xi_stride) {
+inline void winograd_input_rows(const C* cols, int64_t ep, int64_t chunks, int64_t th, int64_t tw,
+                                C* v, int64_t xi_stride) {
   using V = Vec<C>;
   constexpr int W = V::width;
   for (int64_t ty = 0; ty < th; ++ty)
@@ -382,8 +382,8 @@ void conv2d_winograd(const P& p, const Conv2dShape& s, const std::shared_ptr<con
   // 48 a tile row, against 16 X Panels multiply-adds (7 bands of 4 blocks of 7 x 2 on two
   // threads: 2 ranges, 7 tasks of 2.46 each, where whole bands gave one thread 4 of 4.46).
   const int64_t units = s.n * bands, threads = max_threads();
-  const double transform = double((2 * Rows + 2) * 14 + Rows * 48) *
-                           double((plan.tw + W - 1) / W) / double(16 * X * Panels);
+  const double transform = double((2 * Rows + 2) * 14 + Rows * 48) * double((plan.tw + W - 1) / W) /
+                           double(16 * X * Panels);
   int64_t ranges = 1;
   double least = 0;
   for (int64_t r = 1; r <= blocks; ++r) {
@@ -399,8 +399,7 @@ void conv2d_winograd(const P& p, const Conv2dShape& s, const std::shared_ptr<con
     const int64_t blk0 = range * blocks / ranges, blk1 = (range + 1) * blocks / ranges;
     C* v = scratch<C, 12>(16 * xi_stride); // value (xi, ci, j) at v + xi * xi_stride + ci * row + j
     for (int64_t ci = 0; ci < cin; ++ci)
-      winograd_input_tiles<C>(p, s, plan, nb, ci, band * Rows, Rows, v + ci * plan.row,
-                              xi_stride);
+      winograd_input_tiles<C>(p, s, plan, nb, ci, band * Rows, Rows, v + ci * plan.row, xi_stride);
     for (int64_t blk = blk0; blk < blk1; ++blk) {
       alignas(64) C m[kProducts];
       winograd_products<C, X, Panels>(u + blk * 16 * cin * B, v, cin, plan.row, xi_stride, m);

@@ -63,10 +63,10 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
   // Where the cores looked far apart (few steps split), measure again now and then: a
   // measurement taken while another process held a core reads long, and would keep every step
   // of this program on one thread for the process's life.
-  if (threads_ != 1 && CpuTaskPool::instance().remeasure_round_trip(kSharedCacheRoundTrip,
-                                                                     kRemeasureInterval))
-    step_threads_ = step_threads(program_, threads_,
-                                 CpuTaskPool::instance().least_round_trip_seconds());
+  if (threads_ != 1 &&
+      CpuTaskPool::instance().remeasure_round_trip(kSharedCacheRoundTrip, kRemeasureInterval))
+    step_threads_ =
+        step_threads(program_, threads_, CpuTaskPool::instance().least_round_trip_seconds());
   using clock = std::chrono::steady_clock;
   for (size_t s = 0; s < program_.steps.size(); ++s) {
     CpuTaskPool::set_threads(step_threads_[s]);

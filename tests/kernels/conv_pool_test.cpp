@@ -183,6 +183,7 @@ std::vector<ConvCase> conv_cases() {
       {2, 20, 1, 49, 33, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},  // batch 2, a partial panel, 48 + 1
       {1, 24, 1, 100, 16, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, // pointwise: 2 tiles + 4 by channels
       {1, 8, 1, 51, 12, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},   // pointwise: 48 + 3 by channels
+      {1, 64, 1, 9, 10, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},   // pointwise: 9 positions, 10 channels
       {1, 7, 1, 40, 9, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},    // 40 = 2 vectors and 8 lanes
       {1, 3, 9, 100, 20, 3, 3, 1, 1, 2, 1, 1, 1, 1, 1, 1},  // stem by rows: 3 + 1 vectors
       {2, 2, 6, 40, 5, 2, 3, 1, 1, 1, 1, 1, 0, 2, 1, 0},    // by rows, batch 2, stride 1

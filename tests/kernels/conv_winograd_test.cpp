@@ -19,8 +19,8 @@ namespace {
 
 // The convolution through conv2d_winograd on the tile the shape rule gives.
 template <WinogradTile Tile, typename OutA, typename InA, typename WA, typename Epi>
-void run_winograd(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s,
-                  const Epi& epi, ConstantRef wref = {}) {
+void run_winograd(const OutA& out, const InA& in, const WA& w, const Conv2dShape& s, const Epi& epi,
+                  ConstantRef wref = {}) {
   conv2d_winograd<Tile.x, Tile.rows, Tile.panels>(out, in, w, s, epi, wref);
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "conv_cases.h"
+#include "conv_reference.h"
 #include "kernel_test_util.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/pool.h"
@@ -29,30 +30,14 @@ namespace {
 template <typename T> void check_conv(std::mt19937& rng, const ConvCase& cc) {
   const std::string what = std::string(type_name<T>()) + " " + describe(cc);
   const Conv2dShape s = conv_shape(cc);
-  const int64_t cin_g = s.c_in / s.groups, cout_g = s.c_out / s.groups;
+  const int64_t cin_g = s.c_in / s.groups;
   const Index<4> xs = {s.n, s.c_in, s.h, s.w}, ws = {s.c_out, cin_g, s.kh, s.kw};
   const Index<4> ys = {s.n, s.c_out, s.h_out, s.w_out};
   auto x = random_tensor<T, 4>(rng, xs);
   auto w = random_tensor<T, 4>(rng, ws);
   auto bias = random_tensor<T, 1>(rng, {s.c_out});
-  std::vector<double> ref(static_cast<size_t>(volume<4>(ys))), scale(ref.size());
-  for (int64_t f = 0; f < volume<4>(ys); ++f) {
-    const Index<4> o = unflatten<4>(ys, f);
-    const int64_t g = o[1] / cout_g;
-    double acc = bias.at({o[1]}), mag = std::abs(acc);
-    for (int64_t ci = 0; ci < cin_g; ++ci)
-      for (int64_t r = 0; r < s.kh; ++r)
-        for (int64_t q = 0; q < s.kw; ++q) {
-          const int64_t hy = o[2] * s.stride_h - s.pad_top + r * s.dil_h;
-          const int64_t wx = o[3] * s.stride_w - s.pad_left + q * s.dil_w;
-          if (hy < 0 || hy >= s.h || wx < 0 || wx >= s.w) continue;
-          const double p = w.at({o[1], ci, r, q}) * x.at({o[0], g * cin_g + ci, hy, wx});
-          acc += p;
-          mag += std::abs(p);
-        }
-    ref[size_t(f)] = acc;
-    scale[size_t(f)] = mag;
-  }
+  std::vector<double> ref, scale;
+  reference_conv(x, w, bias, s, ref, scale);
   const auto epi = bias_epilogue(bias.acc());
   Tensor<T, 4> dense(ys);
   conv2d(dense.acc(), x.acc(), w.acc(), s, epi);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "conv_cases.h"
+#include "conv_reference.h"
 #include "kernel_test_util.h"
 #include "kernels/cpu/conv.h"
 
@@ -37,22 +38,8 @@ template <WinogradTile Tile> void check_winograd(std::mt19937& rng, const ConvCa
   auto x = random_tensor<float, 4>(rng, xs);
   auto w = random_tensor<float, 4>(rng, ws);
   auto bias = random_tensor<float, 1>(rng, {s.c_out});
-  std::vector<double> ref(size_t(volume<4>(ys))), scale(ref.size());
-  for (int64_t f = 0; f < volume<4>(ys); ++f) {
-    const Index<4> o = unflatten<4>(ys, f);
-    double acc = bias.at({o[1]}), mag = std::abs(acc);
-    for (int64_t ci = 0; ci < s.c_in; ++ci)
-      for (int64_t r = 0; r < 3; ++r)
-        for (int64_t q = 0; q < 3; ++q) {
-          const int64_t hy = o[2] - s.pad_top + r, wx = o[3] - s.pad_left + q;
-          if (hy < 0 || hy >= s.h || wx < 0 || wx >= s.w) continue;
-          const double p = w.at({o[1], ci, r, q}) * x.at({o[0], ci, hy, wx});
-          acc += p;
-          mag += std::abs(p);
-        }
-    ref[size_t(f)] = acc;
-    scale[size_t(f)] = mag;
-  }
+  std::vector<double> ref, scale;
+  reference_conv(x, w, bias, s, ref, scale);
   const auto epi = bias_epilogue(bias.acc());
   Tensor<float, 4> dense(ys);
   run_winograd<Tile>(dense.acc(), x.acc(), w.acc(), s, epi);

@@ -55,7 +55,10 @@ public:
   // remeasure_round_trip() found. A measurement is only ever too long (the other thread
   // waiting for a core another process holds, or sharing one with the measuring thread), so
   // the least is the machine's.
-  double least_round_trip_seconds() const { return least_round_trip_.load(); }
+  double least_round_trip_seconds() const {
+    const double least = least_round_trip_.load();
+    return least < 0 ? core_round_trip_seconds() : least;
+  }
   // Measures the round trip again, between the calling thread and the pool's first worker
   // (the pair that runs a split step), where the least so far is over `above` seconds and
   // `interval` seconds have passed since the last try: true when it came out lower. At most

@@ -652,13 +652,15 @@ BENCHMARK(BM_ConvMaxPool)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond)->UseR
 // Max pooling, f32. Arg: 0 = YOLO11n's SPPF pooling at 64 x 64 (5x5, stride 1, 128 channels
 // of 2x2), 1 = the same at 640 x 640 (256 channels of 20x20), 2 = ShuffleNet's stem pooling
 // (3x3, stride 2, 24 channels of 112x112), 3 = SqueezeNet's first pooling at 64 x 64 (3x3,
-// stride 2, no padding, 96 channels of 29x29).
+// stride 2, no padding, 96 channels of 29x29), 4 and 5 = its later poolings' planes (256
+// channels of 14x14, 512 of 7x7; without ceil mode).
 void BM_MaxPool(benchmark::State& state) {
   struct Shape {
     int64_t c, hw, k, stride, pad;
   };
   const Shape shapes[] = {
-      {128, 2, 5, 1, 2}, {256, 20, 5, 1, 2}, {24, 112, 3, 2, 1}, {96, 29, 3, 2, 0}};
+      {128, 2, 5, 1, 2}, {256, 20, 5, 1, 2}, {24, 112, 3, 2, 1}, {96, 29, 3, 2, 0},
+      {256, 14, 3, 2, 0}, {512, 7, 3, 2, 0}};
   const Shape& sh = shapes[state.range(0)];
   k::Pool2dShape s;
   s.c = sh.c;
@@ -677,7 +679,7 @@ void BM_MaxPool(benchmark::State& state) {
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(x.size() + y.size()) * 4);
 }
-BENCHMARK(BM_MaxPool)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_MaxPool)->DenseRange(0, 5)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // SqueezeNet's first pooling (3x3, stride 2, 96 channels of 29 x 29) with channels-last
 // operands (pool_nhwc.h). Arg: 0 = input and output channels-last, 1 = input channels-last,

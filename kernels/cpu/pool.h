@@ -122,6 +122,8 @@ void pool2d(const OutA& out, const InA& in, const Pool2dShape& s, bool count_inc
 // the bits of pool2d's staged path, whichever it would have taken. (Staging each small plane
 // cost more than the pooling: store-to-load forwarding fails on its masked stores.)
 inline constexpr int64_t kRowsPoolMaxWidth = 32, kRowsPoolMaxTaps = 16;
+// Planes of at most this many rows take each row's maxima once where windows overlap in rows.
+inline constexpr int64_t kRowsPoolSharedRows = 64;
 
 inline bool max_pool_rows_fit(const Pool2dShape& s) {
   return s.w <= kRowsPoolMaxWidth && s.w_out <= 16 && s.kw <= kRowsPoolMaxTaps;
@@ -158,34 +160,30 @@ void max_pool2d_rows(const OutA& out, const InA& in, const Pool2dShape& s) {
     int64_t nb[P], ch[P];
     for (int i = 0; i < P; ++i)
       nb[i] = (t + i) / s.c, ch[i] = (t + i) % s.c;
-    for (int64_t y = 0; y < s.h_out; ++y) {
-      V acc[P];
-      for (int i = 0; i < P; ++i)
-        acc[i] = V{neg_inf};
-      for (int64_t r = 0; r < s.kh; ++r) {
-        const int64_t iy = y * s.stride_h - s.pad_top + r * s.dil_h;
-        if (iy < 0 || iy >= s.h) continue;
-        __m512 a[P], b[P];
-        for (int i = 0; i < P; ++i) {
-          const float* row = in.ptr(Index<4>{nb[i], ch[i], iy, 0});
-          a[i] = _mm512_maskz_loadu_ps(lo, row);
-          b[i] = _mm512_maskz_loadu_ps(hi, row + 16);
-        }
+    // The maxima of input row iy over its taps (q), a vector of output columns, plane i.
+    auto row_maxima = [&](int64_t iy, V * m) __attribute__((always_inline)) {
+      __m512 a[P], b[P];
+      for (int i = 0; i < P; ++i) {
+        const float* row = in.ptr(Index<4>{nb[i], ch[i], iy, 0});
+        a[i] = _mm512_maskz_loadu_ps(lo, row);
+        b[i] = _mm512_maskz_loadu_ps(hi, row + 16);
+      }
 #pragma GCC unroll 16
-        for (int64_t q = 0; q < kw; ++q) {
-          if (whole[q]) { // every output column reads this tap inside the row: no -inf lanes
+      for (int64_t q = 0; q < kw; ++q) {
+        if (whole[q]) { // every output column reads this tap inside the row: no -inf lanes
 #pragma GCC unroll 4
-            for (int i = 0; i < P; ++i)
-              acc[i] = max_nan(acc[i], V{_mm512_permutex2var_ps(a[i], pick[q], b[i])});
-          } else {
+          for (int i = 0; i < P; ++i)
+            m[i] = max_nan(m[i], V{_mm512_permutex2var_ps(a[i], pick[q], b[i])});
+        } else {
 #pragma GCC unroll 4
-            for (int i = 0; i < P; ++i)
-              acc[i] = max_nan(
-                  acc[i], V{_mm512_mask_blend_ps(inside[q], neg_inf,
-                                                 _mm512_permutex2var_ps(a[i], pick[q], b[i]))});
-          }
+          for (int i = 0; i < P; ++i)
+            m[i] =
+                max_nan(m[i], V{_mm512_mask_blend_ps(inside[q], neg_inf,
+                                                     _mm512_permutex2var_ps(a[i], pick[q], b[i]))});
         }
       }
+    };
+    auto store = [&](int64_t y, const V* acc) {
       for (int i = 0; i < P; ++i) {
         const Index<4> at{nb[i], ch[i], y, 0};
         if (float* p = run_target<float>(out, at, s.w_out)) {
@@ -195,6 +193,45 @@ void max_pool2d_rows(const OutA& out, const InA& in, const Pool2dShape& s) {
           store_run(out, at, s.w_out, res);
         }
       }
+    };
+    if (s.h <= kRowsPoolSharedRows && s.stride_h < (s.kh - 1) * s.dil_h + 1) {
+      // Windows overlapping in rows: each input row's maxima over its taps taken once, each
+      // output row then the maximum over its window's rows in order (r). Folding a window's
+      // taps row by row keeps what the order (r, q) gives: the first of equal values (+0 before
+      // -0) and the last NaN.
+      V rows[P][kRowsPoolSharedRows];
+      for (int64_t iy = 0; iy < s.h; ++iy) {
+        V m[P];
+        for (int i = 0; i < P; ++i)
+          m[i] = V{neg_inf};
+        row_maxima(iy, m);
+        for (int i = 0; i < P; ++i)
+          rows[i][iy] = m[i];
+      }
+      for (int64_t y = 0; y < s.h_out; ++y) {
+        V acc[P];
+        for (int i = 0; i < P; ++i)
+          acc[i] = V{neg_inf};
+        for (int64_t r = 0; r < s.kh; ++r) {
+          const int64_t iy = y * s.stride_h - s.pad_top + r * s.dil_h;
+          if (iy < 0 || iy >= s.h) continue;
+          for (int i = 0; i < P; ++i)
+            acc[i] = max_nan(acc[i], rows[i][iy]);
+        }
+        store(y, acc);
+      }
+      return;
+    }
+    for (int64_t y = 0; y < s.h_out; ++y) {
+      V acc[P];
+      for (int i = 0; i < P; ++i)
+        acc[i] = V{neg_inf};
+      for (int64_t r = 0; r < s.kh; ++r) {
+        const int64_t iy = y * s.stride_h - s.pad_top + r * s.dil_h;
+        if (iy < 0 || iy >= s.h) continue;
+        row_maxima(iy, acc);
+      }
+      store(y, acc);
     }
   };
   auto run = [&]<int KW>(std::integral_constant<int, KW> kw) {

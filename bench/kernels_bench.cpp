@@ -658,9 +658,8 @@ void BM_MaxPool(benchmark::State& state) {
   struct Shape {
     int64_t c, hw, k, stride, pad;
   };
-  const Shape shapes[] = {
-      {128, 2, 5, 1, 2}, {256, 20, 5, 1, 2}, {24, 112, 3, 2, 1}, {96, 29, 3, 2, 0},
-      {256, 14, 3, 2, 0}, {512, 7, 3, 2, 0}};
+  const Shape shapes[] = {{128, 2, 5, 1, 2}, {256, 20, 5, 1, 2}, {24, 112, 3, 2, 1},
+                          {96, 29, 3, 2, 0}, {256, 14, 3, 2, 0}, {512, 7, 3, 2, 0}};
   const Shape& sh = shapes[state.range(0)];
   k::Pool2dShape s;
   s.c = sh.c;

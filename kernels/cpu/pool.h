@@ -194,11 +194,25 @@ void max_pool2d_rows(const OutA& out, const InA& in, const Pool2dShape& s) {
         }
       }
     };
+    // Each output row from fold(iy, acc), which takes window row iy into the row's maxima.
+    auto output_rows = [&](auto&& fold) __attribute__((always_inline)) {
+      for (int64_t y = 0; y < s.h_out; ++y) {
+        V acc[P];
+        for (int i = 0; i < P; ++i)
+          acc[i] = V{neg_inf};
+        for (int64_t r = 0; r < s.kh; ++r) {
+          const int64_t iy = y * s.stride_h - s.pad_top + r * s.dil_h;
+          if (iy < 0 || iy >= s.h) continue;
+          fold(iy, acc);
+        }
+        store(y, acc);
+      }
+    };
+    // Where windows overlap in rows: each input row's maxima over its taps taken once,
+    // each output row then the maximum over its window's rows in order (r). Folding a window's taps
+    // row by row keeps what the order (r, q) gives: the first of equal values (+0 before -0) and
+    // the last NaN.
     if (s.h <= kRowsPoolSharedRows && s.stride_h < (s.kh - 1) * s.dil_h + 1) {
-      // Windows overlapping in rows: each input row's maxima over its taps taken once, each
-      // output row then the maximum over its window's rows in order (r). Folding a window's
-      // taps row by row keeps what the order (r, q) gives: the first of equal values (+0 before
-      // -0) and the last NaN.
       V rows[P][kRowsPoolSharedRows];
       for (int64_t iy = 0; iy < s.h; ++iy) {
         V m[P];
@@ -208,30 +222,12 @@ void max_pool2d_rows(const OutA& out, const InA& in, const Pool2dShape& s) {
         for (int i = 0; i < P; ++i)
           rows[i][iy] = m[i];
       }
-      for (int64_t y = 0; y < s.h_out; ++y) {
-        V acc[P];
+      output_rows([&](int64_t iy, V* acc) {
         for (int i = 0; i < P; ++i)
-          acc[i] = V{neg_inf};
-        for (int64_t r = 0; r < s.kh; ++r) {
-          const int64_t iy = y * s.stride_h - s.pad_top + r * s.dil_h;
-          if (iy < 0 || iy >= s.h) continue;
-          for (int i = 0; i < P; ++i)
-            acc[i] = max_nan(acc[i], rows[i][iy]);
-        }
-        store(y, acc);
-      }
-      return;
-    }
-    for (int64_t y = 0; y < s.h_out; ++y) {
-      V acc[P];
-      for (int i = 0; i < P; ++i)
-        acc[i] = V{neg_inf};
-      for (int64_t r = 0; r < s.kh; ++r) {
-        const int64_t iy = y * s.stride_h - s.pad_top + r * s.dil_h;
-        if (iy < 0 || iy >= s.h) continue;
-        row_maxima(iy, acc);
-      }
-      store(y, acc);
+          acc[i] = max_nan(acc[i], rows[i][iy]);
+      });
+    } else {
+      output_rows(row_maxima);
     }
   };
   auto run = [&]<int KW>(std::integral_constant<int, KW> kw) {

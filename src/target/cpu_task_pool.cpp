@@ -47,6 +47,18 @@ struct InTask {
   ~InTask() { in_task = before; }
 };
 
+// The answering side of a measurement of the cores' round trip: each value 2i + 1 of `flag`
+// (i from `from` on) answered with 2i + 2, until the flag turns negative.
+void answer_hand_offs(std::atomic<int>& flag, int from) {
+  for (int i = from;; ++i) {
+    int seen;
+    while ((seen = flag.load(std::memory_order_acquire)) != 2 * i + 1 && seen >= 0)
+      cpu_relax();
+    if (seen < 0) return;
+    flag.store(2 * i + 2, std::memory_order_release);
+  }
+}
+
 } // namespace
 
 CpuTaskPool& CpuTaskPool::instance() {
@@ -72,15 +84,7 @@ double CpuTaskPool::core_round_trip_seconds() {
     constexpr int kBatches = 5, kTrips = 200;
     constexpr auto kBudget = std::chrono::milliseconds(5);
     alignas(64) std::atomic<int> flag{0};
-    std::thread other([&] {
-      for (int i = 0;; ++i) {
-        int seen;
-        while ((seen = flag.load(std::memory_order_acquire)) != 2 * i + 1 && seen >= 0)
-          cpu_relax();
-        if (seen < 0) return;
-        flag.store(2 * i + 2, std::memory_order_release);
-      }
-    });
+    std::thread other([&] { answer_hand_offs(flag, 0); });
     const auto begin = std::chrono::steady_clock::now();
     double best = 1e-3;
     int trip = 0;
@@ -107,8 +111,8 @@ double CpuTaskPool::core_round_trip_seconds() {
 namespace {
 
 // Hand-offs between the pool's caller (task 0) and its first worker (task 1): the worker
-// answers each odd value of `flag` with the next even one; the caller counts trips in
-// batches and keeps the least batch's time a trip. Either side gives up when the other has
+// marks its arrival (flag 2) and answers as answer_hand_offs; the caller counts trips in
+// batches and keeps the least batch's time a trip. The caller gives up when the worker has
 // not arrived within the budget (flag -1: the worker's task, run later or by the caller,
 // returns at once).
 struct HandOffs {
@@ -121,16 +125,11 @@ void hand_offs(void* ctx, int64_t t) {
   HandOffs& h = *static_cast<HandOffs*>(ctx);
   if (t == 1) {
     int expected = 0;
-    if (!h.flag.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
-    for (int i = 1;; ++i) {
-      int seen;
-      while ((seen = h.flag.load(std::memory_order_acquire)) != 2 * i && seen >= 0)
-        cpu_relax();
-      if (seen < 0) return;
-      h.flag.store(2 * i + 1, std::memory_order_release);
-    }
+    if (h.flag.compare_exchange_strong(expected, 2, std::memory_order_acq_rel))
+      answer_hand_offs(h.flag, 1);
+    return;
   }
-  while (h.flag.load(std::memory_order_acquire) != 1) {
+  while (h.flag.load(std::memory_order_acquire) != 2) {
     if (std::chrono::steady_clock::now() > h.deadline) {
       int expected = 0;
       if (h.flag.compare_exchange_strong(expected, -1, std::memory_order_acq_rel)) return;
@@ -142,8 +141,8 @@ void hand_offs(void* ctx, int64_t t) {
   for (int b = 0; b < kBatches && std::chrono::steady_clock::now() < h.deadline; ++b) {
     const auto start = std::chrono::steady_clock::now();
     for (int done = 0; done < kTrips; ++done, ++trip) {
-      h.flag.store(2 * trip, std::memory_order_release);
-      while (h.flag.load(std::memory_order_acquire) != 2 * trip + 1)
+      h.flag.store(2 * trip + 1, std::memory_order_release);
+      while (h.flag.load(std::memory_order_acquire) != 2 * trip + 2)
         cpu_relax();
     }
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;

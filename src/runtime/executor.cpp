@@ -63,8 +63,8 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
   // Where the cores looked far apart (few steps split), measure again now and then: a
   // measurement taken while another process held a core reads long, and would keep every step
   // of this program on one thread for the process's life.
-  if (threads_ != 1 &&
-      CpuTaskPool::instance().remeasure_round_trip(kSharedCacheRoundTrip, kRemeasureInterval))
+  if (threads_ != 1 && CpuTaskPool::instance().remeasure_round_trip(
+                           kSharedCacheRoundTrip, kRemeasureFirstWait, kRemeasureLongestWait))
     step_threads_ =
         step_threads(program_, threads_, CpuTaskPool::instance().least_round_trip_seconds());
   using clock = std::chrono::steady_clock;

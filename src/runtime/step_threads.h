@@ -26,12 +26,15 @@ namespace vtc {
 inline constexpr double kSplitRoundTrips = 128;
 inline constexpr double kSplitRoundTripsSharedCache = 8;
 inline constexpr double kSharedCacheRoundTrip = 150e-9;
-// Seconds between measurements of the round trip while it reads over kSharedCacheRoundTrip
+// Waits between measurements of the round trip while it reads over kSharedCacheRoundTrip
 // (CpuTaskPool::remeasure_round_trip, at the start of a run: a measurement taken while another
 // process held the other core read microseconds and kept every step on one thread; in the
 // model zoo's interleaved runs SqueezeNet ts then ran at its one-thread time, 0.948 against
-// onnxruntime's 0.589 ms).
-inline constexpr double kRemeasureInterval = 1.0;
+// onnxruntime's 0.589 ms). The first wait is short: with one try a second, a measurement taken
+// while onnxruntime's and OpenVINO's processes started beside vtc's kept SqueezeNet dynamo on
+// one thread through a whole `vtc bench` (0.984 against onnxruntime's 0.601 ms).
+inline constexpr double kRemeasureFirstWait = 0.01;
+inline constexpr double kRemeasureLongestWait = 1.0;
 
 // The least estimated single-thread time of a step split over cores `round_trip_seconds`
 // apart.

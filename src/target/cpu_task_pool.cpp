@@ -154,7 +154,7 @@ void hand_offs(void* ctx, int64_t t) {
 
 } // namespace
 
-bool CpuTaskPool::remeasure_round_trip(double above, double interval) {
+bool CpuTaskPool::remeasure_round_trip(double above, double first_wait, double longest_wait) {
   double least = least_round_trip_.load();
   if (least < 0) least = core_round_trip_seconds();
   if (least <= above || threads() < 2) {
@@ -164,10 +164,14 @@ bool CpuTaskPool::remeasure_round_trip(double above, double interval) {
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::steady_clock::now().time_since_epoch())
                           .count();
-  if (double(now - last_remeasure_ns_.load()) < interval * 1e9) return false;
+  if (double(now - last_remeasure_ns_.load()) <
+      std::min(remeasure_wait_.load(), longest_wait) * 1e9)
+    return false;
   std::unique_lock<std::mutex> lock(remeasure_mutex_, std::try_to_lock);
   if (!lock) return false;
   last_remeasure_ns_.store(now);
+  const double wait = remeasure_wait_.load();
+  remeasure_wait_.store(wait > 0 ? std::min(2 * wait, longest_wait) : first_wait);
   HandOffs h;
   h.deadline = std::chrono::steady_clock::now() +
                std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -61,10 +61,16 @@ public:
   }
   // Measures the round trip again, between the calling thread and the pool's first worker
   // (the pair that runs a split step), where the least so far is over `above` seconds and
-  // `interval` seconds have passed since the last try: true when it came out lower. At most
+  // the wait since the last try has passed: true when it came out lower. The wait is
+  // `first_wait` seconds after the first try and doubles after each one up to `longest_wait`
+  // (a caller's `longest_wait` caps the wait left by earlier callers too),
+  // so that a process whose first measurements fell in a spell of load measures again within
+  // milliseconds, and one whose cores are really far apart soon measures rarely. At most
   // kRemeasureBudget of the caller's time; nothing where the caller may use one thread.
-  bool remeasure_round_trip(double above, double interval);
+  bool remeasure_round_trip(double above, double first_wait, double longest_wait);
   static constexpr double kRemeasureBudget = 0.5e-3;
+  // The wait before remeasure_round_trip's next try, in seconds (0 before the first).
+  double remeasure_wait_seconds() const { return remeasure_wait_.load(); }
   // What generated code is bound to.
   const kernels::TaskPoolApi* api() const { return &api_; }
 
@@ -109,6 +115,7 @@ private:
   std::mutex error_mutex_;
   std::atomic<double> least_round_trip_{-1};
   std::atomic<int64_t> last_remeasure_ns_{0};
+  std::atomic<double> remeasure_wait_{0};
   std::mutex remeasure_mutex_;
 };
 

@@ -81,7 +81,7 @@ TEST(TaskPoolTest, RoundTripRemeasuredOnlyEverLowersTheLeast) {
   const double first = CpuTaskPool::core_round_trip_seconds();
   pool.hold_workers(true);
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_FALSE(pool.remeasure_round_trip(0, 0));
+  EXPECT_FALSE(pool.remeasure_round_trip(0, 0, 0));
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   pool.hold_workers(false);
@@ -89,17 +89,39 @@ TEST(TaskPoolTest, RoundTripRemeasuredOnlyEverLowersTheLeast) {
   EXPECT_EQ(pool.least_round_trip_seconds(), first);
   for (int round = 0; round < 5; ++round) {
     const double before = pool.least_round_trip_seconds();
-    const bool lower = pool.remeasure_round_trip(0, 0);
+    const bool lower = pool.remeasure_round_trip(0, 0, 0);
     const double after = pool.least_round_trip_seconds();
     EXPECT_GT(after, 0);
     EXPECT_EQ(lower, after < before);
     EXPECT_LE(after, before);
   }
   // An interval not yet passed, a least already under the bound, one thread: no measurement.
-  EXPECT_FALSE(pool.remeasure_round_trip(0, 1e9));
-  EXPECT_FALSE(pool.remeasure_round_trip(1.0, 0));
+  pool.remeasure_round_trip(0, 1e9, 1e9);
+  EXPECT_FALSE(pool.remeasure_round_trip(0, 1e9, 1e9));
+  EXPECT_FALSE(pool.remeasure_round_trip(1.0, 0, 0));
   CpuTaskPool::set_threads(1);
-  EXPECT_FALSE(pool.remeasure_round_trip(0, 0));
+  EXPECT_FALSE(pool.remeasure_round_trip(0, 0, 0));
+  CpuTaskPool::set_threads(0);
+}
+
+// The wait between tries doubles from the first up to the longest, and a try before the wait
+// has passed measures nothing (it keeps the wait).
+TEST(TaskPoolTest, RoundTripRemeasureWaitDoublesUpToTheLongest) {
+  CpuTaskPool& pool = CpuTaskPool::instance();
+  CpuTaskPool::set_threads(2);
+  pool.remeasure_round_trip(0, 0, 0); // the wait is 0 after a try with a first wait of 0
+  ASSERT_EQ(pool.remeasure_wait_seconds(), 0);
+  const double first = 0.002, longest = 0.006;
+  std::vector<double> waits;
+  for (int round = 0; round < 4; ++round) {
+    pool.remeasure_round_trip(0, first, longest);
+    waits.push_back(pool.remeasure_wait_seconds());
+    pool.remeasure_round_trip(0, first, longest); // too soon: no try
+    EXPECT_EQ(pool.remeasure_wait_seconds(), waits.back());
+    std::this_thread::sleep_for(std::chrono::duration<double>(waits.back() + 0.001));
+  }
+  EXPECT_EQ(waits, (std::vector<double>{0.002, 0.004, 0.006, 0.006}));
+  pool.remeasure_round_trip(0, 0, 0);
   CpuTaskPool::set_threads(0);
 }
 

@@ -15,6 +15,7 @@
 #include "kernels/cpu/constant_packs.h"
 #include "runtime/host_buffers.h"
 #include "runtime/program_runner.h"
+#include "runtime/step_threads.h"
 
 namespace vtc {
 
@@ -32,7 +33,7 @@ public:
 
 private:
   int threads_ = 0;
-  std::vector<int> step_threads_; // per step: threads_, or 1 (step_threads.h)
+  StepPlan plan_threads_; // per step: threads_, or 1 (step_threads.h)
   HostBuffers buffers_;
   std::vector<void*> pointers_;    // per buffer: its address during a run; then the status slots
   kernels::IndexFailure status_{}; // the run's index-check record

@@ -27,4 +27,14 @@ std::vector<int> step_threads(const Program& p, int threads, double round_trip_s
   return out;
 }
 
+StepPlan::StepPlan(const Program& p, int threads, double round_trip_seconds)
+    : round_trip_seconds(round_trip_seconds),
+      threads(step_threads(p, threads, round_trip_seconds)) {}
+
+bool StepPlan::follow(const Program& p, int threads, double round_trip_seconds) {
+  if (round_trip_seconds == this->round_trip_seconds) return false;
+  *this = StepPlan(p, threads, round_trip_seconds);
+  return true;
+}
+
 } // namespace vtc

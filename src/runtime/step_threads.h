@@ -48,4 +48,15 @@ double estimated_step_seconds(const StepInfo& s);
 // split given `round_trip_seconds` between cores ($VTC_SPLIT_ALL_STEPS=1: never 1, to compare).
 std::vector<int> step_threads(const Program& p, int threads, double round_trip_seconds);
 
+// A program's threads per step and the round trip they were planned for. An executor plans
+// at construction and follows the pool's least round trip at each run's start: programs share
+// the pool, and a lower round trip measured by one program's run re-plans every program.
+struct StepPlan {
+  double round_trip_seconds = 0;
+  std::vector<int> threads; // per step (step_threads)
+  StepPlan(const Program& p, int threads, double round_trip_seconds);
+  // Plans again for `round_trip_seconds` where it differs from the plan's: true when it did.
+  bool follow(const Program& p, int threads, double round_trip_seconds);
+};
+
 } // namespace vtc

@@ -48,10 +48,12 @@ inline void store_channels(const A& out, const Index<4>& i, int64_t channels, co
     using T = std::remove_cvref_t<decltype(t)>;
     if (channels == kW && run_contiguous<T>(i[3], kW)) {
       float* dst = t.ptr(i);
-      // A plain loop, vectorised once value() is inlined (as store_run_vectors).
+      // A plain loop, vectorised once value() is inlined (as store_run_vectors, with its
+      // index counted in int).
+      const int start = int(i[3]);
 #pragma GCC ivdep
       for (int j = 0; j < kW; ++j)
-        dst[j] = float(out.value(with_index<3>(i, i[3] + j), src[j]));
+        dst[j] = float(out.value(with_index<3>(i, start + j), src[j]));
       return;
     }
   }

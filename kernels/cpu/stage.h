@@ -301,12 +301,15 @@ inline void store_run_vectors(const A& out, Index<A::rank> i, int64_t len, const
     using T = std::remove_cvref_t<decltype(t)>;
     const int64_t n = Len > 0 ? Len : len;
     if (run_contiguous<T>(i[L], n)) {
-      const int64_t start = i[L];
       float* dst = t.ptr(i);
       // A plain loop (not omp simd, which keeps each lane's index in memory), vectorised
-      // once value() is inlined.
+      // once value() is inlined. The index is counted in int, as the generated accessors take
+      // it: counted in int64_t, each lane's int(start + j) may wrap for all the compiler
+      // knows, and an operand read along the run (a bias along channels-last outputs, a
+      // residual along a row) became a gather.
+      const int start = int(i[L]);
 #pragma GCC ivdep
-      for (int64_t j = 0; j < n; ++j)
+      for (int j = 0; j < int(n); ++j)
         dst[j] = float(out.value(with_index<L>(i, start + j), src[j]));
       return;
     }

@@ -19,7 +19,7 @@ namespace vtc {
 Executor::Executor(const Program& program, const TranslationUnit& unit, const Target& target,
                    const jit::CompileOptions& compile, int threads)
     : ProgramRunner(program, unit, target, compile), threads_(threads),
-      plan_threads_(program_, threads, CpuTaskPool::instance().least_round_trip_seconds()),
+      plan_threads_(program_, threads, CpuTaskPool::instance().recent_round_trip_seconds()),
       buffers_(program_, plan_, compile.sanitize) {
   size_t nbuf = program_.buffers.size();
   pointers_.assign(nbuf + 2, buffers_.empty());
@@ -59,14 +59,13 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
     seen[size_t(id)] = true;
   }
 
-  // Where the cores looked far apart (few steps split), measure again now and then: a
-  // measurement taken while another process held a core reads long, and would keep every step
-  // of this program on one thread for the process's life. The plan follows the least round
-  // trip, whichever program's run measured it.
+  // The cores' round trip measured again now and then: a virtual machine's cores move between
+  // near and far apart, and a measurement taken while another process held a core reads long.
+  // The plan follows the recent round trip, whichever program's run measured it.
   if (threads_ != 1) {
     CpuTaskPool& pool = CpuTaskPool::instance();
-    pool.remeasure_round_trip(kSharedCacheRoundTrip, kRemeasureFirstWait, kRemeasureLongestWait);
-    plan_threads_.follow(program_, threads_, pool.least_round_trip_seconds());
+    pool.remeasure_round_trip(kRemeasureInterval);
+    plan_threads_.follow(program_, threads_, pool.recent_round_trip_seconds());
   }
   using clock = std::chrono::steady_clock;
   for (size_t s = 0; s < program_.steps.size(); ++s) {

@@ -26,15 +26,14 @@ namespace vtc {
 inline constexpr double kSplitRoundTrips = 128;
 inline constexpr double kSplitRoundTripsSharedCache = 8;
 inline constexpr double kSharedCacheRoundTrip = 150e-9;
-// Waits between measurements of the round trip while it reads over kSharedCacheRoundTrip
-// (CpuTaskPool::remeasure_round_trip, at the start of a run: a measurement taken while another
-// process held the other core read microseconds and kept every step on one thread; in the
-// model zoo's interleaved runs SqueezeNet ts then ran at its one-thread time, 0.948 against
-// onnxruntime's 0.589 ms). The first wait is short: with one try a second, a measurement taken
-// while onnxruntime's and OpenVINO's processes started beside vtc's kept SqueezeNet dynamo on
-// one thread through a whole `vtc bench` (0.984 against onnxruntime's 0.601 ms).
-inline constexpr double kRemeasureFirstWait = 0.01;
-inline constexpr double kRemeasureLongestWait = 1.0;
+// Seconds between measurements of the round trip (CpuTaskPool::remeasure_round_trip, at the
+// start of a run; each takes 3 batches of 16 hand-offs, about 3 us where the cores are near and
+// 16 us where far). The plan follows the recent round trip both ways: this host's two vCPUs
+// move between near (55 ns) and far (330 ns) within seconds, and SqueezeNet ts on two threads
+// took 0.535-0.542 ms near on the near plan, 0.857-0.921 far on the far plan, and 0.948-0.984
+// far on the near plan (one thread: 0.876-0.900). A plan kept from the least round trip ever
+// measured ran the near plan in every far spell.
+inline constexpr double kRemeasureInterval = 0.01;
 
 // The least estimated single-thread time of a step split over cores `round_trip_seconds`
 // apart.
@@ -49,8 +48,8 @@ double estimated_step_seconds(const StepInfo& s);
 std::vector<int> step_threads(const Program& p, int threads, double round_trip_seconds);
 
 // A program's threads per step and the round trip they were planned for. An executor plans
-// at construction and follows the pool's least round trip at each run's start: programs share
-// the pool, and a lower round trip measured by one program's run re-plans every program.
+// at construction and follows the pool's recent round trip at each run's start: programs
+// share the pool, and a round trip measured by one program's run re-plans every program.
 struct StepPlan {
   double round_trip_seconds = 0;
   std::vector<int> threads; // per step (step_threads)

@@ -136,7 +136,7 @@ void hand_offs(void* ctx, int64_t t) {
     }
     cpu_relax();
   }
-  constexpr int kBatches = 5, kTrips = 64;
+  constexpr int kBatches = 3, kTrips = 16;
   int trip = 1;
   for (int b = 0; b < kBatches && std::chrono::steady_clock::now() < h.deadline; ++b) {
     const auto start = std::chrono::steady_clock::now();
@@ -154,24 +154,19 @@ void hand_offs(void* ctx, int64_t t) {
 
 } // namespace
 
-bool CpuTaskPool::remeasure_round_trip(double above, double first_wait, double longest_wait) {
-  double least = least_round_trip_.load();
-  if (least < 0) least = core_round_trip_seconds();
-  if (least <= above || threads() < 2) {
-    least_round_trip_.store(least);
-    return false;
-  }
+bool CpuTaskPool::remeasure_round_trip(double interval) {
+  if (threads() < 2) return false;
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::steady_clock::now().time_since_epoch())
                           .count();
-  if (double(now - last_remeasure_ns_.load()) <
-      std::min(remeasure_wait_.load(), longest_wait) * 1e9)
-    return false;
+  if (double(now - last_remeasure_ns_.load()) < interval * 1e9) return false;
   std::unique_lock<std::mutex> lock(remeasure_mutex_, std::try_to_lock);
   if (!lock) return false;
   last_remeasure_ns_.store(now);
-  const double wait = remeasure_wait_.load();
-  remeasure_wait_.store(wait > 0 ? std::min(2 * wait, longest_wait) : first_wait);
+  if (recent_round_trip_.load() < 0) {
+    measurements_.add(core_round_trip_seconds());
+    recent_round_trip_.store(measurements_.least());
+  }
   HandOffs h;
   h.deadline = std::chrono::steady_clock::now() +
                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -180,12 +175,11 @@ bool CpuTaskPool::remeasure_round_trip(double above, double first_wait, double l
   requested_threads = 2;
   run(2, hand_offs, &h);
   requested_threads = before;
-  if (h.best <= 0 || h.best >= least) {
-    least_round_trip_.store(least);
-    return false;
-  }
-  least_round_trip_.store(h.best);
-  return true;
+  if (h.best <= 0) return false; // the worker did not come: nothing measured
+  const double previous = recent_round_trip_.load();
+  measurements_.add(h.best);
+  recent_round_trip_.store(measurements_.least());
+  return measurements_.least() != previous;
 }
 
 void CpuTaskPool::set_threads(int threads) {

@@ -32,6 +32,26 @@
 
 namespace vtc {
 
+// The least of the last N values given (-1 before any).
+template <int N> class RecentLeast {
+public:
+  void add(double value) {
+    values_[next_] = value;
+    next_ = (next_ + 1) % N;
+    count_ = count_ < N ? count_ + 1 : N;
+  }
+  double least() const {
+    double least = -1;
+    for (int i = 0; i < count_; ++i)
+      if (least < 0 || values_[i] < least) least = values_[i];
+    return least;
+  }
+
+private:
+  double values_[N] = {};
+  int next_ = 0, count_ = 0;
+};
+
 class CpuTaskPool {
 public:
   // The process's pool (created on first use, its workers started as loops need them).
@@ -51,26 +71,22 @@ public:
   // measured once (the least of a few batches of hand-offs between two threads); 0 on one
   // core.
   static double core_round_trip_seconds();
-  // The least round trip measured so far: core_round_trip_seconds(), then any lower one that
-  // remeasure_round_trip() found. A measurement is only ever too long (the other thread
-  // waiting for a core another process holds, or sharing one with the measuring thread), so
-  // the least is the machine's.
-  double least_round_trip_seconds() const {
-    const double least = least_round_trip_.load();
-    return least < 0 ? core_round_trip_seconds() : least;
+  // The round trip as it is now: the least of the last kRecentMeasurements measurements
+  // (core_round_trip_seconds(), then remeasure_round_trip()'s). A measurement can only read
+  // too long (the other thread waiting for a core another process holds), hence the least of
+  // a few; a virtual machine's cores move between near and far apart within seconds (55 and
+  // 330 ns on the development host), hence only recent ones.
+  double recent_round_trip_seconds() const {
+    const double recent = recent_round_trip_.load();
+    return recent < 0 ? core_round_trip_seconds() : recent;
   }
+  static constexpr int kRecentMeasurements = 3;
   // Measures the round trip again, between the calling thread and the pool's first worker
-  // (the pair that runs a split step), where the least so far is over `above` seconds and
-  // the wait since the last try has passed: true when it came out lower. The wait is
-  // `first_wait` seconds after the first try and doubles after each one up to `longest_wait`
-  // (a caller's `longest_wait` caps the wait left by earlier callers too),
-  // so that a process whose first measurements fell in a spell of load measures again within
-  // milliseconds, and one whose cores are really far apart soon measures rarely. At most
-  // kRemeasureBudget of the caller's time; nothing where the caller may use one thread.
-  bool remeasure_round_trip(double above, double first_wait, double longest_wait);
+  // (the pair that runs a split step), where `interval` seconds have passed since the last
+  // try: true when the recent round trip changed. At most kRemeasureBudget of the caller's
+  // time; nothing where the caller may use one thread.
+  bool remeasure_round_trip(double interval);
   static constexpr double kRemeasureBudget = 0.5e-3;
-  // The wait before remeasure_round_trip's next try, in seconds (0 before the first).
-  double remeasure_wait_seconds() const { return remeasure_wait_.load(); }
   // What generated code is bound to.
   const kernels::TaskPoolApi* api() const { return &api_; }
 
@@ -113,10 +129,10 @@ private:
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
   std::mutex error_mutex_;
-  std::atomic<double> least_round_trip_{-1};
+  std::atomic<double> recent_round_trip_{-1};
   std::atomic<int64_t> last_remeasure_ns_{0};
-  std::atomic<double> remeasure_wait_{0};
   std::mutex remeasure_mutex_;
+  RecentLeast<kRecentMeasurements> measurements_; // under remeasure_mutex_
 };
 
 } // namespace vtc

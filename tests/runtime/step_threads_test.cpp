@@ -43,7 +43,8 @@ TEST(StepThreads, SmallStepsRunOnOneThreadWhereCoresAreFarApart) {
 }
 
 // A plan follows the round trip: the same one keeps it, another plans again (a lower one
-// measured by another program's run splits the small steps a far first measurement held).
+// measured by another program's run splits the small steps a far first measurement held, a
+// higher one holds them again).
 TEST(StepThreads, PlanFollowsTheRoundTrip) {
   if (std::getenv("VTC_SPLIT_ALL_STEPS")) GTEST_SKIP() << "VTC_SPLIT_ALL_STEPS is set";
   const Program p = steps_of({1'200'000, 14'000'000, 0});
@@ -54,6 +55,9 @@ TEST(StepThreads, PlanFollowsTheRoundTrip) {
   EXPECT_EQ(plan.round_trip_seconds, 60e-9);
   EXPECT_EQ(plan.threads, (std::vector<int>{2, 2, 1}));
   EXPECT_FALSE(plan.follow(p, 2, 60e-9));
+  // And back where the cores move apart again.
+  EXPECT_TRUE(plan.follow(p, 2, 2e-6));
+  EXPECT_EQ(plan.threads, (std::vector<int>{1, 1, 1}));
 }
 
 } // namespace

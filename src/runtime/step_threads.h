@@ -18,12 +18,15 @@ namespace vtc {
 // The estimated single-thread time below which a step runs on one thread, in cache-line
 // round trips between two of the pool's cores. Cores farther apart than kSharedCacheRoundTrip
 // take kSplitRoundTrips (break-even measured on the far cores above: 3.6 MFLOP convolutions,
-// ~40 us, equal on one and two threads; 14 MFLOP ones 1.28x faster); nearer ones
+// ~40 us, equal on one and two threads; 14 MFLOP ones 1.28x faster; in whole models on far
+// cores, 330 ns, medians of 7-14 runs taken in far spells only, 128 -> 256 trips: SqueezeNet
+// ts 0.890 -> 0.830 ms, SqueezeNet dynamo 0.853 -> 0.810, EfficientNet ts 0.233 -> 0.232,
+// EfficientNet dynamo 0.222 -> 0.223; 512: SqueezeNet ts 0.857); nearer ones
 // kSplitRoundTripsSharedCache (two threads, 55 ns round trips, one run's median, 8 against 128
 // trips: the RetinaNet head dynamo 0.241 -> 0.208 ms, MobileNetV2 dynamo 0.180 -> 0.160,
 // EfficientNet dynamo 0.197 -> 0.168, MobileViT ts 0.209 -> 0.167; 1 trip, every step split:
 // the RetinaNet head 0.264).
-inline constexpr double kSplitRoundTrips = 128;
+inline constexpr double kSplitRoundTrips = 256;
 inline constexpr double kSplitRoundTripsSharedCache = 8;
 inline constexpr double kSharedCacheRoundTrip = 150e-9;
 // Seconds between measurements of the round trip (CpuTaskPool::remeasure_round_trip, at the

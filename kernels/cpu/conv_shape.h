@@ -143,8 +143,8 @@ inline bool direct_conv_channels_fit(const Conv2dShape& s) {
 // positions at most kWinogradMaxWidth wide, with at least kWinogradMinChannels input channels,
 // output channels whose blocks of 16 add at most a third more (the last block's extra
 // channels are zero filters, never stored: 16 -> 30 on 16 x 16 28.3 -> 19.2 us, 16 -> 24
-// 23 -> 19, 64 -> 120 on 14 x 14 280 -> 148; 20 would compute 32) and at least
-// kWinogradMinOutputs outputs. Each 2 x 2 block
+// 23 -> 19, 16 -> 12 15.3 -> 11.9, 64 -> 120 on 14 x 14 280 -> 148; 20 would compute 32) and
+// at least kWinogradMinOutputs outputs computed (those of whole blocks). Each 2 x 2 block
 // of outputs is 16 products of transformed values a channel pair instead of 36, at the cost of
 // transforming every input tile and output block. Measured on one core of an AVX-512 host,
 // f32 (bench/kernels_bench BM_ConvSmall, the kernel by shape then Winograd): 16 -> 64 on
@@ -157,12 +157,12 @@ inline constexpr int64_t kWinogradMinPositions = 36, kWinogradMaxPositions = 102
 inline constexpr int64_t kWinogradMaxWidth = 48, kWinogradMinChannels = 16;
 inline constexpr int64_t kWinogradMinOutputs = 4096;
 inline bool winograd_conv_fits(const Conv2dShape& s) {
-  const int64_t positions = s.h_out * s.w_out;
+  const int64_t positions = s.h_out * s.w_out, computed = (s.c_out + 15) / 16 * 16;
   return s.kh == 3 && s.kw == 3 && s.stride_h == 1 && s.stride_w == 1 && s.dil_h == 1 &&
-         s.dil_w == 1 && s.groups == 1 && s.c_in >= kWinogradMinChannels && s.c_out >= 16 &&
-         (s.c_out + 15) / 16 * 16 * 3 <= s.c_out * 4 && s.h_out >= 2 && s.w_out >= 2 &&
+         s.dil_w == 1 && s.groups == 1 && s.c_in >= kWinogradMinChannels && s.c_out >= 12 &&
+         computed * 3 <= s.c_out * 4 && s.h_out >= 2 && s.w_out >= 2 &&
          s.w_out <= kWinogradMaxWidth && positions >= kWinogradMinPositions &&
-         positions <= kWinogradMaxPositions && s.c_out * positions >= kWinogradMinOutputs;
+         positions <= kWinogradMaxPositions && computed * positions >= kWinogradMinOutputs;
 }
 
 // The register tile of the Winograd products: `x` tiles (whole rows of 2 x 2 output blocks:

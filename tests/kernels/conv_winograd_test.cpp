@@ -78,6 +78,7 @@ constexpr ConvCase kAsymmetric{2, 24, 9, 20, 48, 3, 3, 1, 1, 1, 1, 1, 2, 0, 1, 1
 constexpr ConvCase kWide{1, 16, 8, 40, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 // Output channels short of a whole last block (a detection head's 30 classes; 120 of 128).
 constexpr ConvCase kHeadClasses{1, 16, 16, 16, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+constexpr ConvCase kHeadBoxes{1, 16, 16, 16, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 constexpr ConvCase kShortBlock{1, 24, 14, 14, 120, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
 TEST(WinogradTest, MatchesReferenceAndIsAccessorInvariant) {
@@ -90,6 +91,7 @@ TEST(WinogradTest, MatchesReferenceAndIsAccessorInvariant) {
   check_winograd<winograd_tile(10, 19, 48)>(rng, kAsymmetric);
   check_winograd<winograd_tile(8, 40, 16)>(rng, kWide);
   check_winograd<winograd_tile(16, 16, 30)>(rng, kHeadClasses);
+  check_winograd<winograd_tile(16, 16, 12)>(rng, kHeadBoxes);
   check_winograd<winograd_tile(14, 14, 120)>(rng, kShortBlock);
 }
 
@@ -132,6 +134,8 @@ TEST(WinogradTest, ShapeRuleTakesOnlyStrideOneThreeByThree) {
   EXPECT_TRUE(winograd_conv_fits(conv_shape(c))) << "120 channels: blocks of 128";
   c.c_out = 20;
   EXPECT_FALSE(winograd_conv_fits(conv_shape(c))) << "20 channels: blocks of 32";
+  c.c_out = 8;
+  EXPECT_FALSE(winograd_conv_fits(conv_shape(c))) << "8 channels: a block of 16";
   c = kSqueezeFire;
   c.h = c.w = 3;
   EXPECT_FALSE(winograd_conv_fits(conv_shape(c))) << "3 x 3 plane";

@@ -38,26 +38,15 @@ namespace vtc::kernels {
 namespace detail {
 
 // out[i + j along the last dim] = epi(index, src[j]) for j < channels: store_run_vectors, with
-// a whole vector of channels (the common case) in one loop of a compile-time count.
+// a whole vector of channels (the common case) of a compile-time count.
 template <typename A, typename Epi>
 inline void store_channels(const A& out, const Index<4>& i, int64_t channels, const float* src,
                            const Epi& epi) {
   constexpr int kW = Vec<float>::width;
-  if constexpr (vector_epilogue<A, Epi>()) {
-    const auto t = out.target();
-    using T = std::remove_cvref_t<decltype(t)>;
-    if (channels == kW && run_contiguous<T>(i[3], kW)) {
-      float* dst = t.ptr(i);
-      // A plain loop, vectorised once value() is inlined (as store_run_vectors, with its
-      // index counted in int).
-      const int start = int(i[3]);
-#pragma GCC ivdep
-      for (int j = 0; j < kW; ++j)
-        dst[j] = float(out.value(with_index<3>(i, start + j), src[j]));
-      return;
-    }
-  }
-  store_run_vectors(out, i, channels, src, epi);
+  if (channels == kW)
+    store_run_vectors<kW>(out, i, kW, src, epi);
+  else
+    store_run_vectors(out, i, channels, src, epi);
 }
 
 // Where input row y of image nb lies in memory as f32 channels-last, `width` positions of

@@ -19,7 +19,7 @@ namespace vtc {
 Executor::Executor(const Program& program, const TranslationUnit& unit, const Target& target,
                    const jit::CompileOptions& compile, int threads)
     : ProgramRunner(program, unit, target, compile), threads_(threads),
-      plan_threads_(program_, threads, CpuTaskPool::instance().recent_round_trip_seconds()),
+      step_plan_(program_, threads, CpuTaskPool::instance().recent_round_trip_seconds()),
       buffers_(program_, plan_, compile.sanitize) {
   size_t nbuf = program_.buffers.size();
   pointers_.assign(nbuf + 2, buffers_.empty());
@@ -65,11 +65,11 @@ void Executor::run(const std::vector<void*>& inputs, const std::vector<void*>& o
   if (threads_ != 1) {
     CpuTaskPool& pool = CpuTaskPool::instance();
     pool.remeasure_round_trip(kRemeasureInterval);
-    plan_threads_.follow(program_, threads_, pool.recent_round_trip_seconds());
+    step_plan_.follow(program_, threads_, pool.recent_round_trip_seconds());
   }
   using clock = std::chrono::steady_clock;
   for (size_t s = 0; s < program_.steps.size(); ++s) {
-    CpuTaskPool::set_threads(plan_threads_.threads[s]);
+    CpuTaskPool::set_threads(step_plan_.threads[s]);
     auto start = clock::now();
     if (generated_[s])
       loaded_->launch(s, LaunchArgs{pointers_.data(), &packs_, nullptr});

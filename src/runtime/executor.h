@@ -33,7 +33,7 @@ public:
 
 private:
   int threads_ = 0;
-  StepPlan plan_threads_; // per step: threads_, or 1 (step_threads.h)
+  StepPlan step_plan_; // per step: threads_, or 1 (step_threads.h)
   HostBuffers buffers_;
   std::vector<void*> pointers_;    // per buffer: its address during a run; then the status slots
   kernels::IndexFailure status_{}; // the run's index-check record
